@@ -1,0 +1,177 @@
+import type { ActivateMetadata } from './decorators.js';
+import { ExtensionError, ExtensionErrorCode } from './extension-error.js';
+
+/** What activation needs to read from a URL. */
+export interface ActivateUrl {
+  getParameter(key: string): string | undefined;
+  getAnyMethodParameter(key: string): string | undefined;
+}
+
+/** An extension taking part in activation. */
+export interface ActivateCandidate {
+  readonly name: string;
+  /** Its activation metadata; `undefined` for an extension without `@Activate` (activated only by name). */
+  readonly activate: ActivateMetadata | undefined;
+}
+
+/**
+ * `ConfigUtils.isNotEmpty`: set, and not `""`, `false`, `0`, `null` or `N/A` (case-insensitive).
+ * @internal
+ */
+export function isConfigNotEmpty(value: string | undefined): value is string {
+  if (value === undefined || value === '') return false;
+  const lower = value.toLowerCase();
+  return lower !== 'false' && lower !== '0' && lower !== 'null' && lower !== 'n/a';
+}
+
+/**
+ * Selects and orders the names of the extensions to activate, with Dubbo 3.x semantics.
+ *
+ * @remarks
+ * 1. Automatic activation (skipped when `-default` is listed): an extension with activation metadata is
+ *    included when its groups contain `group` (any extension when no group is asked), it is neither listed
+ *    nor removed (`-name`), and it has no `value` conditions or any of them holds: `key` set to a
+ *    ConfigUtils-not-empty value (plain, else any method-level `method.key`), or `key:expected` equal.
+ * 2. Explicit names: with `default` in the list, the result follows the list, `default` expanding to the
+ *    automatic set (duplicates kept, as Dubbo); without it, listed names join the automatic set and are sorted
+ *    with it. `-name` removes; unknown names are skipped (3.x). Group and value are not checked for them.
+ *
+ * Ordering is a total order, unlike Dubbo's comparator: ascending `order`, `before`/`after` as real
+ * topological constraints (a cycle is an `ERR_SPI_CYCLE` error naming it), then extension name.
+ * @internal
+ */
+export function selectActivated(
+  pointId: string,
+  candidates: readonly ActivateCandidate[],
+  url: ActivateUrl,
+  values: readonly string[] | undefined,
+  group: string | undefined,
+): string[] {
+  const names = (values ?? []).map((v) => v.trim());
+  const namesSet = new Set(names);
+  const byName = new Map<string, ActivateCandidate>();
+  for (const c of candidates) byName.set(c.name, c);
+
+  const automatic: string[] = [];
+  if (!namesSet.has('-default')) {
+    for (const c of candidates) {
+      const meta = c.activate;
+      if (meta === undefined) continue;
+      if (group !== undefined && group !== '' && !meta.groups.includes(group)) continue;
+      if (namesSet.has(c.name) || namesSet.has(`-${c.name}`)) continue;
+      if (!conditionsHold(meta, url)) continue;
+      automatic.push(c.name);
+    }
+  }
+
+  if (namesSet.has('default')) {
+    const sortedAutomatic = sortActivated(pointId, automatic, byName);
+    const result: string[] = [];
+    for (const name of names) {
+      if (name.startsWith('-') || namesSet.has(`-${name}`)) continue;
+      if (name === 'default') result.push(...sortedAutomatic);
+      else if (byName.has(name)) result.push(name);
+    }
+    return result;
+  }
+  const merged = new Set(automatic);
+  for (const name of names) {
+    if (name === '' || name.startsWith('-') || namesSet.has(`-${name}`)) continue;
+    if (byName.has(name)) merged.add(name);
+  }
+  return sortActivated(pointId, [...merged], byName);
+}
+
+function conditionsHold(meta: ActivateMetadata, url: ActivateUrl): boolean {
+  if (meta.conditions.length === 0) return true;
+  for (const { key, expected } of meta.conditions) {
+    let real = url.getParameter(key);
+    if (real === undefined || real === '') real = url.getAnyMethodParameter(key);
+    if (expected !== undefined ? expected === real : isConfigNotEmpty(real)) return true;
+  }
+  return false;
+}
+
+/**
+ * Orders extension names: ascending `order`, then `before`/`after` constraints, then name.
+ *
+ * @remarks Kahn's algorithm that always takes the smallest `(order, name)` among the names whose
+ * predecessors are placed, so without constraints it is a plain sort, and with them the result is the
+ * sorted order disturbed as little as the constraints require. Constraints naming absent extensions are
+ * ignored.
+ * @internal
+ */
+export function sortActivated(
+  pointId: string,
+  names: readonly string[],
+  byName: ReadonlyMap<string, ActivateCandidate>,
+): string[] {
+  const orderOf = (n: string) => byName.get(n)?.activate?.order ?? 0;
+  const compare = (a: string, b: string) => orderOf(a) - orderOf(b) || (a < b ? -1 : a > b ? 1 : 0);
+  const present = new Set(names);
+  const successors = new Map<string, Set<string>>();
+  const inDegree = new Map<string, number>();
+  for (const n of present) {
+    successors.set(n, new Set());
+    inDegree.set(n, 0);
+  }
+  const edge = (from: string, to: string) => {
+    if (from === to || !present.has(from) || !present.has(to)) return;
+    const set = successors.get(from) as Set<string>;
+    if (!set.has(to)) {
+      set.add(to);
+      inDegree.set(to, (inDegree.get(to) as number) + 1);
+    }
+  };
+  let constrained = false;
+  for (const n of present) {
+    const meta = byName.get(n)?.activate;
+    if (meta === undefined) continue;
+    for (const b of meta.before) {
+      edge(n, b);
+      constrained = true;
+    }
+    for (const a of meta.after) {
+      edge(a, n);
+      constrained = true;
+    }
+  }
+  const sorted = [...present].sort(compare);
+  if (!constrained) return sorted;
+
+  const result: string[] = [];
+  const ready = sorted.filter((n) => inDegree.get(n) === 0);
+  while (ready.length > 0) {
+    ready.sort(compare);
+    const next = ready.shift() as string;
+    result.push(next);
+    for (const s of successors.get(next) as Set<string>) {
+      const d = (inDegree.get(s) as number) - 1;
+      inDegree.set(s, d);
+      if (d === 0) ready.push(s);
+    }
+  }
+  if (result.length < present.size) {
+    const stuck = sorted.filter((n) => !result.includes(n));
+    throw new ExtensionError(
+      ExtensionErrorCode.CYCLE,
+      `The before/after constraints of ${pointId} extensions form a cycle among: ${describeCycle(stuck, byName)}. ` +
+        `Remove one of these constraints.`,
+    );
+  }
+  return result;
+}
+
+function describeCycle(stuck: readonly string[], byName: ReadonlyMap<string, ActivateCandidate>): string {
+  return stuck
+    .map((n) => {
+      const meta = byName.get(n)?.activate;
+      const parts: string[] = [];
+      const before = meta?.before.filter((b) => stuck.includes(b)) ?? [];
+      const after = meta?.after.filter((a) => stuck.includes(a)) ?? [];
+      if (before.length > 0) parts.push(`before ${before.join(', ')}`);
+      if (after.length > 0) parts.push(`after ${after.join(', ')}`);
+      return parts.length > 0 ? `${n} (${parts.join('; ')})` : n;
+    })
+    .join(', ');
+}

@@ -1,0 +1,48 @@
+import { Logger } from '../common/logger.js';
+import type { ManifestIndex } from './discovery.js';
+import type { FrameworkModel } from './framework-model.js';
+import { ScopeModel } from './scope-model.js';
+
+/**
+ * An application scope: its own extension loaders, singleton extensions and services.
+ *
+ * @remarks
+ * Created with `framework.newApplication(name)`. Application-scoped extension points (the default) get one
+ * loader per application, so two applications in one process never share extension instances, counters or
+ * caches. Framework-scoped points are delegated to the framework.
+ *
+ * @example
+ * ```ts
+ * const app = framework.newApplication('orders');
+ * await app.loadExtensions(Filter);
+ * await app.destroy();
+ * ```
+ */
+export class ApplicationModel extends ScopeModel {
+  readonly kind = 'application' as const;
+
+  /** @internal Use `framework.newApplication()`. */
+  constructor(
+    /** The framework this application belongs to. */
+    readonly framework: FrameworkModel,
+    /** The application name (the `application` URL parameter). */
+    readonly name: string,
+    private readonly onDestroyed: (app: ApplicationModel) => void,
+  ) {
+    super(framework, framework.logger);
+    this.registerSelf(ApplicationModel, Logger);
+  }
+
+  get index(): ManifestIndex {
+    return this.framework.index;
+  }
+
+  get description(): string {
+    return `application "${this.name}"`;
+  }
+
+  override async destroy(): Promise<void> {
+    await super.destroy();
+    this.onDestroyed(this);
+  }
+}

@@ -1,0 +1,20 @@
+/**
+ * `@weft/core`: Dubbo-style RPC for TypeScript — the end-user API.
+ *
+ * @remarks Extension authors also import `@weft/core/spi` (decorators, injection, manifest tools).
+ * @packageDocumentation
+ */
+import 'reflect-metadata';
+
+export { ApplicationModel } from './extension/application-model.js';
+export { FrameworkModel, type FrameworkOptions } from './extension/framework-model.js';
+export { ScopeModel } from './extension/scope-model.js';
+export { ExtensionLoader, type AddExtensionOptions, type ExtensionSource } from './extension/extension-loader.js';
+export { ExtensionError, ExtensionErrorCode } from './extension/extension-error.js';
+export { ConsoleLogger, Logger } from './common/logger.js';
+export { URL, type URLInit } from './rpc/url.js';
+export { RpcError, RpcErrorCode, type RpcErrorOptions } from './rpc/rpc-error.js';
+export { Invocation, type AttachmentValue, type InvocationInit } from './rpc/invocation.js';
+export { Result } from './rpc/result.js';
+export { Invoker } from './rpc/invoker.js';
+export { Filter } from './filter/filter.js';

@@ -1,0 +1,86 @@
+/** A value carried as an attachment: travels with the call, in both directions. */
+export type AttachmentValue = string | number | boolean;
+
+/** Initial state of an {@link Invocation}. */
+export interface InvocationInit {
+  /** The method being called. */
+  readonly methodName: string;
+  /** The call's arguments. */
+  readonly args?: readonly unknown[];
+  /** Attachments sent with the call. */
+  readonly attachments?: Readonly<Record<string, AttachmentValue>> | ReadonlyMap<string, AttachmentValue>;
+  /** Aborts the call (the consumer gave up, or a deadline passed). */
+  readonly signal?: AbortSignal;
+  /** Absolute deadline, in epoch milliseconds. */
+  readonly deadline?: number;
+}
+
+/**
+ * One call in flight: method, arguments, attachments, and its cancellation signal and deadline.
+ *
+ * @remarks
+ * Created once per call by the proxy (consumer) or the protocol (provider) and passed down the chain. Filters
+ * may read and write attachments; arguments are owned by the call. `getMethodName()` lets adaptive extensions
+ * read method-level URL keys (`<method>.<key>`). The deadline is absolute so it survives hops: the Triple
+ * protocol sends the remaining time as `grpc-timeout` and the provider rebuilds the deadline.
+ *
+ * @example
+ * ```ts
+ * const invocation = new Invocation({ methodName: 'sayHello', args: ['world'], attachments: { traceId: 't-1' } });
+ * invocation.setAttachment('token', 'secret');
+ * ```
+ */
+export class Invocation {
+  /** The method being called. */
+  readonly methodName: string;
+  /** The call's arguments. */
+  args: unknown[];
+  /** Aborts the call. */
+  signal: AbortSignal | undefined;
+  /** Absolute deadline in epoch milliseconds, if any. */
+  deadline: number | undefined;
+  private attachmentMap: Map<string, AttachmentValue> | undefined;
+
+  constructor(init: InvocationInit) {
+    this.methodName = init.methodName;
+    this.args = init.args === undefined ? [] : [...init.args];
+    this.signal = init.signal;
+    this.deadline = init.deadline;
+    const attachments = init.attachments;
+    if (attachments !== undefined) {
+      this.attachmentMap = new Map(attachments instanceof Map ? attachments : Object.entries(attachments));
+    }
+  }
+
+  /** The method being called. */
+  getMethodName(): string {
+    return this.methodName;
+  }
+
+  /** One attachment. */
+  getAttachment(key: string): AttachmentValue | undefined {
+    return this.attachmentMap?.get(key);
+  }
+
+  /** Sets one attachment. */
+  setAttachment(key: string, value: AttachmentValue): this {
+    (this.attachmentMap ??= new Map()).set(key, value);
+    return this;
+  }
+
+  /** Removes one attachment. */
+  removeAttachment(key: string): this {
+    this.attachmentMap?.delete(key);
+    return this;
+  }
+
+  /** All attachments (a live read-only view). */
+  getAttachments(): ReadonlyMap<string, AttachmentValue> {
+    return (this.attachmentMap ??= new Map());
+  }
+
+  /** Milliseconds left before the deadline (negative once passed), or `undefined` without a deadline. */
+  remainingTime(now: number = Date.now()): number | undefined {
+    return this.deadline === undefined ? undefined : this.deadline - now;
+  }
+}

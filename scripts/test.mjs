@@ -1,0 +1,40 @@
+#!/usr/bin/env node
+// `npm test`: set up what is needed, run every package's vitest project once, and end with the line
+// `N passed, N failed` (CI reads that line, not vitest's own summary).
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const env = { ...process.env, TURBO_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1' };
+
+const setup = spawnSync(process.execPath, [join(root, 'scripts', 'ensure-setup.mjs')], { cwd: root, stdio: 'inherit', env });
+if (setup.status !== 0) {
+  console.log('0 passed, 1 failed');
+  process.exit(setup.status ?? 1);
+}
+
+const outDir = join(root, '.weft-tmp');
+mkdirSync(outDir, { recursive: true });
+const report = join(outDir, 'vitest-report.json');
+rmSync(report, { force: true });
+const args = ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)];
+const result = spawnSync('npx', args, { cwd: root, stdio: 'inherit', env });
+
+let passed = 0;
+let failed = 0;
+if (existsSync(report)) {
+  const json = JSON.parse(readFileSync(report, 'utf8'));
+  passed = json.numPassedTests ?? 0;
+  failed = (json.numFailedTests ?? 0) + (json.numRuntimeErrorTestSuites ?? 0);
+  if (json.numTodoTests || json.numPendingTests) {
+    console.error(`[weft] ${json.numPendingTests} skipped and ${json.numTodoTests} todo tests: the suite allows neither.`);
+    failed += (json.numPendingTests ?? 0) + (json.numTodoTests ?? 0);
+  }
+} else {
+  failed = 1;
+}
+if (result.status !== 0 && failed === 0) failed = 1;
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed > 0 ? 1 : 0);
