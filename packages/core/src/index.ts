@@ -9,12 +9,32 @@ import 'reflect-metadata';
 export { ApplicationModel } from './extension/application-model.js';
 export { FrameworkModel, type FrameworkOptions } from './extension/framework-model.js';
 export { ScopeModel } from './extension/scope-model.js';
-export { ExtensionLoader, type AddExtensionOptions, type ExtensionSource } from './extension/extension-loader.js';
+export { ExtensionLoader, type AddExtensionOptions, type ExtensionSource, type LoaderHost } from './extension/extension-loader.js';
 export { ExtensionError, ExtensionErrorCode } from './extension/extension-error.js';
 export { ConsoleLogger, Logger } from './common/logger.js';
-export { URL, type URLInit } from './rpc/url.js';
+export { URL, type ParameterEdits, type ParameterSource, type ParameterValue, type URLInit } from './rpc/url.js';
 export { RpcError, RpcErrorCode, type RpcErrorOptions } from './rpc/rpc-error.js';
 export { Invocation, type AttachmentValue, type InvocationInit } from './rpc/invocation.js';
 export { Result } from './rpc/result.js';
 export { Invoker } from './rpc/invoker.js';
 export { Filter } from './filter/filter.js';
+export { RpcStatus, RpcStatusRegistry } from './rpc/rpc-status.js';
+export { RandomSource } from './rpc/random-source.js';
+export {
+  defineService,
+  ServiceDefinition,
+  type ArgsOf,
+  type MethodDescriptor,
+  type MethodSpec,
+  type ReturnOf,
+  type ServiceImplementation,
+  type ServiceProxy,
+  type TypeDescriptor,
+  type TypeOf,
+} from './service/service-definition.js';
+export { Protocol } from './protocol/protocol.js';
+export { Exporter } from './protocol/exporter.js';
+export { Cluster } from './cluster/cluster.js';
+export { Directory } from './cluster/directory.js';
+export { StaticDirectory } from './cluster/static-directory.js';
+export { LoadBalance } from './cluster/load-balance.js';

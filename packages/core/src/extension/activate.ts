@@ -38,6 +38,7 @@ export function isConfigNotEmpty(value: string | undefined): value is string {
  *
  * Ordering is a total order, unlike Dubbo's comparator: ascending `order`, `before`/`after` as real
  * topological constraints (a cycle is an `ERR_SPI_CYCLE` error naming it), then extension name.
+ * @throws `ERR_SPI_CYCLE` when the before/after constraints of the selected extensions form a cycle.
  * @internal
  */
 export function selectActivated(
@@ -98,7 +99,8 @@ function conditionsHold(meta: ActivateMetadata, url: ActivateUrl): boolean {
  * @remarks Kahn's algorithm that always takes the smallest `(order, name)` among the names whose
  * predecessors are placed, so without constraints it is a plain sort, and with them the result is the
  * sorted order disturbed as little as the constraints require. Constraints naming absent extensions are
- * ignored.
+ * ignored. A cycle is reported as `ERR_SPI_CYCLE` naming its members in order and the constraints that form it
+ * (names stuck only behind the cycle are not named).
  * @internal
  */
 export function sortActivated(
@@ -152,26 +154,64 @@ export function sortActivated(
     }
   }
   if (result.length < present.size) {
-    const stuck = sorted.filter((n) => !result.includes(n));
+    const stuck = new Set(sorted.filter((n) => !result.includes(n)));
+    const cycle = findCycle(sorted.filter((n) => stuck.has(n)), stuck, successors);
     throw new ExtensionError(
       ExtensionErrorCode.CYCLE,
-      `The before/after constraints of ${pointId} extensions form a cycle among: ${describeCycle(stuck, byName)}. ` +
-        `Remove one of these constraints.`,
+      `The before/after constraints of ${pointId} extensions form a cycle: ${cycle.join(' → ')} ` +
+        `(${describeCycle(cycle, byName)}). Remove one of these constraints.`,
     );
   }
   return result;
 }
 
-function describeCycle(stuck: readonly string[], byName: ReadonlyMap<string, ActivateCandidate>): string {
-  return stuck
-    .map((n) => {
-      const meta = byName.get(n)?.activate;
-      const parts: string[] = [];
-      const before = meta?.before.filter((b) => stuck.includes(b)) ?? [];
-      const after = meta?.after.filter((a) => stuck.includes(a)) ?? [];
-      if (before.length > 0) parts.push(`before ${before.join(', ')}`);
-      if (after.length > 0) parts.push(`after ${after.join(', ')}`);
-      return parts.length > 0 ? `${n} (${parts.join('; ')})` : n;
-    })
-    .join(', ');
+/**
+ * One cycle among the names Kahn's algorithm could not place, as a closed path `[a, b, …, a]` following the
+ * constraint edges and starting at its smallest member (in sort order), so the message is deterministic.
+ *
+ * @remarks Every stuck name has a stuck predecessor, so walking predecessors must revisit a name; the names
+ * from that revisit on form a cycle. Names stuck only because they come after a cycle are not part of it.
+ */
+function findCycle(
+  stuckSorted: readonly string[],
+  stuck: ReadonlySet<string>,
+  successors: ReadonlyMap<string, ReadonlySet<string>>,
+): string[] {
+  const predecessors = new Map<string, string[]>();
+  for (const n of stuckSorted) predecessors.set(n, []);
+  for (const from of stuckSorted) {
+    for (const to of successors.get(from) ?? []) {
+      if (stuck.has(to)) (predecessors.get(to) as string[]).push(from);
+    }
+  }
+  const walk: string[] = [];
+  const seenAt = new Map<string, number>();
+  let current = stuckSorted[0] as string;
+  while (!seenAt.has(current)) {
+    seenAt.set(current, walk.length);
+    walk.push(current);
+    current = (predecessors.get(current) as string[])[0] as string;
+  }
+  // walk[seenAt(current)..] follows edges backwards; reverse it to follow them forwards.
+  const backwards = walk.slice(seenAt.get(current));
+  const forwards = [backwards[0] as string, ...backwards.slice(1).reverse()];
+  const rank = new Map(stuckSorted.map((n, i) => [n, i]));
+  let start = 0;
+  for (let i = 1; i < forwards.length; i++) {
+    if ((rank.get(forwards[i] as string) as number) < (rank.get(forwards[start] as string) as number)) start = i;
+  }
+  const rotated = [...forwards.slice(start), ...forwards.slice(0, start)];
+  return [...rotated, rotated[0] as string];
+}
+
+/** The constraints behind each edge of a closed path, e.g. `a: before b; c: after b`. */
+function describeCycle(cycle: readonly string[], byName: ReadonlyMap<string, ActivateCandidate>): string {
+  const parts: string[] = [];
+  for (let i = 0; i + 1 < cycle.length; i++) {
+    const from = cycle[i] as string;
+    const to = cycle[i + 1] as string;
+    if (byName.get(from)?.activate?.before.includes(to)) parts.push(`${from}: before ${to}`);
+    if (byName.get(to)?.activate?.after.includes(from)) parts.push(`${to}: after ${from}`);
+  }
+  return parts.join('; ');
 }

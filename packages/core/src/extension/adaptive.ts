@@ -12,12 +12,16 @@ interface InvocationLike {
  *
  * @remarks
  * The returned object is an instance of the SPI class. Each adaptive method, per call:
- * 1. finds the URL among the arguments — a `URL`, or an object with `getUrl()` or a `url` property — and an
- *    invocation (an object with `getMethodName()`) if any;
+ * 1. finds the URL among the arguments — the first `URL` argument, else the first object with `getUrl()` or a
+ *    `url` property — and an invocation (an object with `getMethodName()`) if any;
  * 2. reads the extension name from the method's keys in order: key `protocol` means the URL's protocol;
  *    other keys are URL parameters, read at method level (`<method>.<key>` first) when an invocation is
- *    present; the first non-empty value wins, else the SPI default;
+ *    present; the first non-empty value wins, else the SPI default (neither: `ERR_SPI_NO_ADAPTIVE_NAME`);
  * 3. delegates to `getExtension(name)` of the same scope with the original arguments.
+ *
+ * The other methods of the SPI class throw `ERR_SPI_ADAPTIVE_FAILED`. That covers the methods found on its
+ * prototype chain: abstract members do not exist at run time, so calling one of them on the adaptive
+ * extension is a plain `TypeError`.
  *
  * Unlike Dubbo's generated code, keys chain the same way with and without an invocation (Dubbo lets only the
  * first key count when an invocation is passed, and falls back to the literal name `"null"`).
@@ -62,18 +66,16 @@ function createDispatcher<T>(
 ): (...args: unknown[]) => unknown {
   const defaultName = meta.defaultName;
   return function adaptiveDispatch(...args: unknown[]): unknown {
-    let url: URL | undefined;
+    // As Dubbo's generated code: a URL argument wins over any argument carrying one (getUrl() or url).
+    let url = args.find((arg): arg is URL => arg instanceof URL);
     let invocation: InvocationLike | undefined;
     for (let i = 0; i < args.length; i++) {
       const arg = args[i] as Record<string, unknown> | null | undefined;
-      if (arg instanceof URL) {
-        url ??= arg;
-      } else if (arg !== null && typeof arg === 'object') {
-        if (invocation === undefined && typeof arg['getMethodName'] === 'function') {
-          invocation = arg as unknown as InvocationLike;
-        } else if (url === undefined) {
-          url = urlOf(arg, i, meta, method);
-        }
+      if (arg instanceof URL || arg === null || typeof arg !== 'object') continue;
+      if (invocation === undefined && typeof arg['getMethodName'] === 'function') {
+        invocation = arg as unknown as InvocationLike;
+      } else if (url === undefined) {
+        url = urlOf(arg, i, meta, method);
       }
     }
     if (url === undefined) {

@@ -1,4 +1,6 @@
 import { Logger } from '../common/logger.js';
+import { RandomSource } from '../rpc/random-source.js';
+import { RpcStatusRegistry } from '../rpc/rpc-status.js';
 import type { ManifestIndex } from './discovery.js';
 import type { FrameworkModel } from './framework-model.js';
 import { ScopeModel } from './scope-model.js';
@@ -9,7 +11,8 @@ import { ScopeModel } from './scope-model.js';
  * @remarks
  * Created with `framework.newApplication(name)`. Application-scoped extension points (the default) get one
  * loader per application, so two applications in one process never share extension instances, counters or
- * caches. Framework-scoped points are delegated to the framework.
+ * caches. Framework-scoped points are delegated to the framework. Each application registers the services
+ * `ApplicationModel`, `Logger`, `RpcStatusRegistry` and `RandomSource` (replaceable with `registerService`).
  *
  * @example
  * ```ts
@@ -31,6 +34,8 @@ export class ApplicationModel extends ScopeModel {
   ) {
     super(framework, framework.logger);
     this.registerSelf(ApplicationModel, Logger);
+    this.registerService(RpcStatusRegistry, new RpcStatusRegistry());
+    this.registerService(RandomSource, new RandomSource());
   }
 
   get index(): ManifestIndex {

@@ -516,12 +516,14 @@ export class ExtensionLoader<T> {
 
   /** Whether an extension is registered under `name` (wrappers and adaptive classes are not named extensions). */
   hasExtension(name: string): boolean {
+    this.host.assertAlive();
     this.assertLoaded();
     return this.extensions.has(name) && !this.duplicates.has(name);
   }
 
   /** The registered extension names, sorted. */
   getSupportedExtensions(): readonly string[] {
+    this.host.assertAlive();
     this.assertLoaded();
     return [...this.extensions.keys()].filter((n) => !this.duplicates.has(n)).sort();
   }
@@ -555,6 +557,7 @@ export class ExtensionLoader<T> {
   getAdaptiveExtension(): T {
     if (this.adaptiveInstance !== undefined) return this.adaptiveInstance;
     if (this.adaptiveError !== undefined) throw this.adaptiveError;
+    this.host.assertAlive();
     this.assertLoaded();
     try {
       const definition = this.adaptiveDefinition;
@@ -590,10 +593,12 @@ export class ExtensionLoader<T> {
    */
   getActivateExtensions(url: URL, keyOrValues?: string | readonly string[], group?: string): readonly T[] {
     let perUrl = this.activateCache.get(url);
-    const keySpec = keyOrValues === undefined ? '' : typeof keyOrValues === 'string' ? `k${keyOrValues}` : `v${keyOrValues.join(',')}`;
+    const keySpec =
+      keyOrValues === undefined ? '' : typeof keyOrValues === 'string' ? `k${keyOrValues}` : `v${JSON.stringify(keyOrValues)}`;
     const groupKey = group ?? '';
     const hit = perUrl?.get(keySpec)?.get(groupKey);
     if (hit !== undefined) return hit;
+    this.host.assertAlive();
     this.assertLoaded();
     let values: readonly string[] | undefined;
     if (typeof keyOrValues === 'string') {
@@ -663,6 +668,9 @@ export class ExtensionLoader<T> {
     this.bareInstances.clear();
     this.rawByClass.clear();
     this.adaptiveInstance = undefined;
+    this.adaptiveError = undefined;
+    // Cached lookups must not outlive the scope: the next lookup takes the slow path, which refuses.
+    this.activateCache = new WeakMap();
   }
 
   private assertLoaded(): void {

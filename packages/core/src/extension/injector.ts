@@ -20,7 +20,8 @@ export type Dependency =
 const DEPENDENCIES_KEY = Symbol.for('weft.dependencies');
 const WRAPPED_TOKEN = 'weft:wrapped';
 
-type ParameterDecorator = (target: object, propertyKey: string | symbol | undefined, parameterIndex: number) => void;
+/** A constructor-parameter decorator, as returned by the `Inject*` decorators. */
+export type ParameterDecorator = (target: object, propertyKey: string | symbol | undefined, parameterIndex: number) => void;
 
 function recordDependency(dependency: Dependency, token: string): ParameterDecorator {
   return (target, propertyKey, index) => {

@@ -106,7 +106,7 @@ function parseEntry(name: string, value: unknown, at: string, problems: string[]
     const problem = modulePathProblem(module);
     if (problem !== undefined) problems.push(`${at}/module: ${problem}`);
   }
-  const exportName = value['export'] ?? 'default';
+  const exportName = value['export'] === undefined ? 'default' : value['export'];
   if (typeof exportName !== 'string' || !(exportName === 'default' || IDENTIFIER.test(exportName))) {
     problems.push(`${at}/export: must be the name of an export of the module (an identifier)`);
   }

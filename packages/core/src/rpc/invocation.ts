@@ -1,3 +1,5 @@
+import type { MethodDescriptor, ServiceDefinition } from '../service/service-definition.js';
+
 /** A value carried as an attachment: travels with the call, in both directions. */
 export type AttachmentValue = string | number | boolean;
 
@@ -13,6 +15,8 @@ export interface InvocationInit {
   readonly signal?: AbortSignal;
   /** Absolute deadline, in epoch milliseconds. */
   readonly deadline?: number;
+  /** The service called, when known (proxies and exporters set it). */
+  readonly service?: ServiceDefinition;
 }
 
 /**
@@ -39,6 +43,8 @@ export class Invocation {
   signal: AbortSignal | undefined;
   /** Absolute deadline in epoch milliseconds, if any. */
   deadline: number | undefined;
+  /** The service called, when known. */
+  service: ServiceDefinition | undefined;
   private attachmentMap: Map<string, AttachmentValue> | undefined;
 
   constructor(init: InvocationInit) {
@@ -46,10 +52,25 @@ export class Invocation {
     this.args = init.args === undefined ? [] : [...init.args];
     this.signal = init.signal;
     this.deadline = init.deadline;
+    this.service = init.service;
     const attachments = init.attachments;
     if (attachments !== undefined) {
       this.attachmentMap = new Map(attachments instanceof Map ? attachments : Object.entries(attachments));
     }
+  }
+
+  /**
+   * Creates an invocation that takes ownership of `args` (no copy): the hot path of proxies and protocols.
+   */
+  static of(methodName: string, args: unknown[], service?: ServiceDefinition): Invocation {
+    const invocation = new Invocation({ methodName, service });
+    invocation.args = args;
+    return invocation;
+  }
+
+  /** The called method's descriptor (declared argument and return types), when the service is known. */
+  get method(): MethodDescriptor | undefined {
+    return this.service?.getMethod(this.methodName);
   }
 
   /** The method being called. */

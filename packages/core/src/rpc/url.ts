@@ -1,16 +1,16 @@
 import { ExtensionError, ExtensionErrorCode } from '../extension/extension-error.js';
 
 /** A parameter value accepted by the `addParameter*` edits; numbers and booleans are stored as their string form. */
-type ParameterValue = string | number | boolean;
+export type ParameterValue = string | number | boolean;
 
 /** The parameter sources accepted by {@link URLInit.parameters}. */
-type ParameterSource =
+export type ParameterSource =
   | Readonly<Record<string, string>>
   | ReadonlyMap<string, string>
   | Iterable<readonly [string, string]>;
 
 /** The parameter sources accepted by {@link URL.addParameters} and {@link URL.addParametersIfAbsent}. */
-type ParameterEdits =
+export type ParameterEdits =
   | Readonly<Record<string, ParameterValue | undefined>>
   | ReadonlyMap<string, ParameterValue | undefined>;
 

@@ -30,6 +30,7 @@ export {
   InjectLoader,
   InjectWrapped,
   type Dependency,
+  type ParameterDecorator,
   type ServiceToken,
 } from '../extension/injector.js';
 export {
@@ -54,3 +55,12 @@ export { Invocation, type AttachmentValue } from '../rpc/invocation.js';
 export { Result } from '../rpc/result.js';
 export { Invoker } from '../rpc/invoker.js';
 export { Filter } from '../filter/filter.js';
+export { RpcStatus, RpcStatusRegistry } from '../rpc/rpc-status.js';
+export { RandomSource } from '../rpc/random-source.js';
+export { ServiceDefinition, type MethodDescriptor, type TypeDescriptor } from '../service/service-definition.js';
+export { Protocol } from '../protocol/protocol.js';
+export { Exporter } from '../protocol/exporter.js';
+export { Cluster } from '../cluster/cluster.js';
+export { Directory } from '../cluster/directory.js';
+export { StaticDirectory } from '../cluster/static-directory.js';
+export { LoadBalance } from '../cluster/load-balance.js';
