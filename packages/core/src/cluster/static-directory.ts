@@ -7,8 +7,8 @@ import { Directory } from './directory.js';
 /**
  * A directory over a fixed list of invokers (direct connections, tests).
  *
- * @remarks `list()` returns the fixed list (clusters check availability when they select); `destroy()`
- * destroys the invokers.
+ * @remarks `list()` returns the fixed list without `mock://` providers (clusters check availability when they
+ * select); `destroy()` destroys the invokers.
  * @example
  * ```ts
  * const directory = new StaticDirectory(Greeter, consumerUrl, [a, b]);
@@ -16,6 +16,8 @@ import { Directory } from './directory.js';
  */
 export class StaticDirectory extends Directory {
   private destroyed = false;
+  private readonly routable: readonly Invoker[];
+  private current: URL;
 
   constructor(
     readonly service: ServiceDefinition,
@@ -23,18 +25,30 @@ export class StaticDirectory extends Directory {
     private readonly invokers: readonly Invoker[],
   ) {
     super();
+    this.current = url;
+    this.routable = invokers.filter((i) => i.getUrl().protocol !== 'mock');
   }
 
+  /** The consumer URL with the configured overrides. */
   getUrl(): URL {
-    return this.url;
+    return this.current;
   }
 
+  /** The consumer URL as referred. */
   getConsumerUrl(): URL {
     return this.url;
   }
 
+  /**
+   * Replaces the effective URL (the consumer URL with overrides applied); the next call reads it.
+   * Callers validate first: `WeftApplication.override` does.
+   */
+  configure(url: URL): void {
+    this.current = url;
+  }
+
   list(_invocation: Invocation): readonly Invoker[] {
-    return this.invokers;
+    return this.routable;
   }
 
   getAllInvokers(): readonly Invoker[] {

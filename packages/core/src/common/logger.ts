@@ -58,8 +58,12 @@ export class ConsoleLogger extends Logger {
 }
 
 /**
- * Calls a logger method, swallowing anything it throws.
- * @internal
+ * Calls a logger method, swallowing anything it throws: a broken logger never breaks the work it reports on.
+ *
+ * @example
+ * ```ts
+ * safeLog(logger, 'warn', `fail-mock ${service}.${method}`, error);
+ * ```
  */
 export function safeLog(logger: Logger, level: 'debug' | 'info' | 'warn' | 'error', message: string, error?: unknown): void {
   try {

@@ -79,7 +79,8 @@ export function discoverManifests(root: string): ManifestIndex {
         `Pass the directory of your application's package.json as "root".`,
     );
   }
-  const rootDir = realpathSync(resolve(root));
+  const rootDir = realpathSync.native(resolve(root));
+  const lookups = new Map<string, string | undefined>();
   const packages: DiscoveredPackage[] = [];
   const problems: DiscoveryProblem[] = [];
   const seen = new Set<string>();
@@ -111,7 +112,7 @@ export function discoverManifests(root: string): ManifestIndex {
         problems.push({ pointId: undefined, file: pkgJsonPath, message: `ignored dependency with an invalid name ${JSON.stringify(depName)}` });
         continue;
       }
-      const found = resolvePackageDir(dir, depName);
+      const found = resolvePackageDir(dir, depName, lookups);
       if (found === undefined) {
         if (!optional) {
           problems.push({
@@ -129,6 +130,16 @@ export function discoverManifests(root: string): ManifestIndex {
     }
   }
 
+  const cores = packages.filter((p) => p.name === '@weft/core');
+  if (cores.length > 1) {
+    problems.push({
+      pointId: undefined,
+      file: cores.map((p) => p.dir).join(', '),
+      message:
+        `${cores.length} copies of @weft/core are installed (${cores.map((p) => `${p.version} at ${p.dir}`).join('; ')}): ` +
+        'extensions built against one copy do not extend the classes of the other. Run "npm ls @weft/core" and dedupe.',
+    });
+  }
   const records = new Map<string, ManifestRecord[]>();
   for (const pkg of packages) {
     for (const [pointId, manifestPath] of pkg.manifests) {
@@ -192,14 +203,24 @@ function declaredCoreRange(pkgJson: Record<string, unknown>): string | undefined
   return undefined;
 }
 
-/** Node's lookup: `<dir>/node_modules/<name>` from `dir` upwards; the real path, or undefined. */
-function resolvePackageDir(fromDir: string, name: string): string | undefined {
+/**
+ * Node's lookup: `<dir>/node_modules/<name>` from `dir` upwards; the real path, or undefined. `lookups` caches
+ * each candidate directory's answer for one discovery (hoisted packages are looked up from many dependants).
+ */
+function resolvePackageDir(fromDir: string, name: string, lookups: Map<string, string | undefined>): string | undefined {
   let dir = fromDir;
   const { root } = parsePath(dir);
   for (;;) {
     if (!dir.endsWith(`${'/'}node_modules`)) {
       const candidate = join(dir, 'node_modules', name);
-      if (existsSync(join(candidate, 'package.json'))) return realpathSync(candidate);
+      let found: string | undefined;
+      if (lookups.has(candidate)) {
+        found = lookups.get(candidate);
+      } else {
+        found = existsSync(join(candidate, 'package.json')) ? realpathSync.native(candidate) : undefined;
+        lookups.set(candidate, found);
+      }
+      if (found !== undefined) return found;
     }
     if (dir === root) return undefined;
     dir = dirname(dir);
@@ -213,7 +234,7 @@ function ownPackageDir(): string | undefined {
     const pkg = join(dir, 'package.json');
     if (existsSync(pkg)) {
       try {
-        if ((JSON.parse(readFileSync(pkg, 'utf8')) as { name?: unknown }).name === '@weft/core') return realpathSync(dir);
+        if ((JSON.parse(readFileSync(pkg, 'utf8')) as { name?: unknown }).name === '@weft/core') return realpathSync.native(dir);
       } catch {
         return undefined;
       }

@@ -35,7 +35,8 @@ export interface LoaderHost {
   /** The resolution stack shared by a scope chain, for cycle detection. */
   readonly resolutionStack: string[];
   manifestRecords(pointId: string): readonly ManifestRecord[];
-  discoveryProblems(pointId: string): readonly DiscoveryProblem[];
+  /** Problems of one point's manifests, or (with `undefined`) those that belong to no point, such as missing dependencies. */
+  discoveryProblems(pointId: string | undefined): readonly DiscoveryProblem[];
   getExtensionLoader<S>(spi: AbstractClass<S>): ExtensionLoader<S>;
   assertAlive(): void;
   warn(message: string, error?: unknown): void;
@@ -221,7 +222,8 @@ export class ExtensionLoader<T> {
     const points = new Set<AbstractClass>();
     for (const cls of classes) {
       for (const dependency of getDependencies(cls)) {
-        if (dependency !== undefined && dependency.kind !== 'wrapped' && dependency.spi !== this.spi) points.add(dependency.spi);
+        if (dependency === undefined || dependency.kind === 'wrapped' || dependency.kind === 'service') continue;
+        if (dependency.spi !== this.spi) points.add(dependency.spi);
       }
     }
     for (const spi of points) {
@@ -481,7 +483,7 @@ export class ExtensionLoader<T> {
   }
 
   private resolveDependency(dependency: Dependency): unknown {
-    if (dependency.kind === 'wrapped') return undefined;
+    if (dependency.kind === 'wrapped' || dependency.kind === 'service') return undefined;
     const loader: ExtensionLoader<unknown> =
       dependency.spi === this.spi ? this : this.host.getExtensionLoader(dependency.spi);
     switch (dependency.kind) {
@@ -617,8 +619,10 @@ export class ExtensionLoader<T> {
   }
 
   /**
-   * Explains activation: the names `getActivateExtensions` would return, without creating instances.
-   * @internal Used by `weft explain`.
+   * Explains activation: the names `getActivateExtensions` would return, in order, without creating instances.
+   *
+   * @remarks Same arguments and rules as {@link ExtensionLoader.getActivateExtensions}; not cached. Tools
+   * (`weft explain`) and plugin tests use it to assert activation.
    */
   selectActivateNames(url: URL, keyOrValues?: string | readonly string[], group?: string): string[] {
     this.assertLoaded();
@@ -677,8 +681,9 @@ export class ExtensionLoader<T> {
     if (!this.loaded) {
       throw new ExtensionError(
         ExtensionErrorCode.NOT_LOADED,
-        `Extension point ${this.point.id} is not loaded in ${this.host.description}: its extensions come from ` +
-          `${this.host.manifestRecords(this.point.id).length} manifest entries that must be imported first. ` +
+        `Extension point ${this.point.id} is not loaded in ${this.host.description}: its ` +
+          `${this.host.manifestRecords(this.point.id).length} manifest entries must be imported (and its ` +
+          `${this.host.discoveryProblems(this.point.id).length} manifest problems reported) first. ` +
           `Call "await scope.loadExtensions(${this.point.className})" (or start the application) before looking up extensions.`,
       );
     }
@@ -702,6 +707,10 @@ export class ExtensionLoader<T> {
         `If "${name}" comes from a plugin package, install it (npm install <package>) as a dependency of the ` +
           `application, so that its META-INF/weft/${this.point.id}.json manifest is discovered.`,
       );
+      const missing = this.host.discoveryProblems(undefined).map((p) => p.message);
+      if (missing.length > 0) {
+        parts.push(`Discovery also reported: ${missing.slice(0, 3).join('; ')}${missing.length > 3 ? `; and ${missing.length - 3} more` : ''}.`);
+      }
     }
     return new ExtensionError(ExtensionErrorCode.NOT_FOUND, parts.join(' '), failure !== undefined ? { cause: failure } : undefined);
   }

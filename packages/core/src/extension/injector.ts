@@ -15,7 +15,8 @@ export type Dependency =
   | { readonly kind: 'extension'; readonly spi: AbstractClass; readonly name: string }
   | { readonly kind: 'adaptive'; readonly spi: AbstractClass }
   | { readonly kind: 'loader'; readonly spi: AbstractClass }
-  | { readonly kind: 'wrapped' };
+  | { readonly kind: 'wrapped' }
+  | { readonly kind: 'service'; readonly token: ServiceToken };
 
 const DEPENDENCIES_KEY = Symbol.for('weft.dependencies');
 const WRAPPED_TOKEN = 'weft:wrapped';
@@ -23,7 +24,7 @@ const WRAPPED_TOKEN = 'weft:wrapped';
 /** A constructor-parameter decorator, as returned by the `Inject*` decorators. */
 export type ParameterDecorator = (target: object, propertyKey: string | symbol | undefined, parameterIndex: number) => void;
 
-function recordDependency(dependency: Dependency, token: string): ParameterDecorator {
+function recordDependency(dependency: Dependency, token: InjectionToken<unknown>): ParameterDecorator {
   return (target, propertyKey, index) => {
     const cls = target as Record<symbol, unknown>;
     let deps = Object.prototype.hasOwnProperty.call(cls, DEPENDENCIES_KEY) ? (cls[DEPENDENCIES_KEY] as Dependency[]) : undefined;
@@ -51,7 +52,7 @@ function spiId(spi: AbstractClass, decorator: string): string {
  * ```
  */
 export function Inject(token: ServiceToken): ParameterDecorator {
-  return (target, propertyKey, index) => inject(token as InjectionToken<unknown>)(target, propertyKey, index);
+  return recordDependency({ kind: 'service', token }, token as InjectionToken<unknown> as string);
 }
 
 /**
@@ -108,6 +109,8 @@ export function getDependencies(cls: Function): readonly (Dependency | undefined
 
 function dependencyToken(dependency: Dependency): string {
   switch (dependency.kind) {
+    case 'service':
+      throw new Error('scope services are resolved by the container');
     case 'wrapped':
       return WRAPPED_TOKEN;
     case 'extension':
@@ -122,6 +125,8 @@ export function describeDependency(dependency: Dependency): string {
   switch (dependency.kind) {
     case 'wrapped':
       return 'the wrapped extension';
+    case 'service':
+      return `the scope service ${describeToken(dependency.token)}`;
     case 'extension':
       return `extension "${dependency.name}" of ${requireSpiMetadata(dependency.spi, 'dependency').id}`;
     case 'adaptive':
@@ -129,6 +134,10 @@ export function describeDependency(dependency: Dependency): string {
     case 'loader':
       return `the extension loader of ${requireSpiMetadata(dependency.spi, 'dependency').id}`;
   }
+}
+
+function describeToken(token: ServiceToken): string {
+  return typeof token === 'function' ? token.name : String(token);
 }
 
 /**
@@ -179,6 +188,16 @@ export class Injector {
       for (let i = 0; i < dependencies.length; i++) {
         const dependency = dependencies[i];
         if (dependency === undefined) continue;
+        if (dependency.kind === 'service') {
+          if (!this.container.isRegistered(dependency.token as InjectionToken<unknown>, true)) {
+            throw new ExtensionError(
+              ExtensionErrorCode.INSTANTIATION_FAILED,
+              `Cannot create ${what}: constructor parameter #${i} needs ${describeDependency(dependency)}, which is not ` +
+                `registered in this scope. Register it with scope.registerService(token, value) before the extension is created.`,
+            );
+          }
+          continue;
+        }
         let value: unknown;
         if (dependency.kind === 'wrapped') {
           if (wrapped === undefined) {

@@ -73,7 +73,7 @@ export abstract class ScopeModel implements LoaderHost {
   }
 
   /** @internal */
-  discoveryProblems(pointId: string): readonly DiscoveryProblem[] {
+  discoveryProblems(pointId: string | undefined): readonly DiscoveryProblem[] {
     return this.index.problems.filter((p) => p.pointId === pointId);
   }
 
@@ -136,6 +136,11 @@ export abstract class ScopeModel implements LoaderHost {
   registerService<S>(token: ServiceToken<S>, value: S): void {
     this.assertAlive();
     this.injector.registerValue(token, value);
+  }
+
+  /** Whether a service is registered under `token` in this scope or a parent. */
+  hasService(token: ServiceToken): boolean {
+    return this.injector.isRegistered(token);
   }
 
   /** Resolves a registered service. */

@@ -6,10 +6,27 @@ import { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
 import type { URL } from '../rpc/url.js';
 import type { Filter } from './filter.js';
 
-/** A link of the chain: calls its filter with the next link. */
+/**
+ * State shared by the head of a chain with listeners and its listening links: while the head's `invoke` runs
+ * synchronously the window is open, and the links record the synchronous throws that pass through them.
+ */
+interface SyncWindow {
+  open: boolean;
+  thrown: ThrownAt[] | undefined;
+}
+
+/** A synchronous throw seen by a listening link (the link's filter gets `onError` if it escapes the chain). */
+interface ThrownAt {
+  readonly node: ListeningFilterNode;
+  readonly error: unknown;
+  readonly invocation: Invocation;
+}
+
+/** A link of the chain: calls its filter with the next link, and checks that it answered with a promise. */
 class FilterNode extends Invoker {
   constructor(
-    protected readonly filter: Filter,
+    readonly filter: Filter,
+    readonly name: string,
     protected readonly next: Invoker,
     protected readonly origin: Invoker,
   ) {
@@ -29,35 +46,48 @@ class FilterNode extends Invoker {
   }
 
   invoke(invocation: Invocation): Promise<Result> {
-    return this.filter.invoke(this.next, invocation);
+    return checkPromise(this.filter.invoke(this.next, invocation), this.name);
   }
 }
 
-/** A link whose filter has `onError`: a synchronous throw reaches it (and every outer listener) as it bubbles. */
+/**
+ * A link whose filter has `onError`: records a synchronous throw passing through it, so that the head can call
+ * `onError` on it (and every outer listening link) if the throw escapes the chain synchronously.
+ */
 class ListeningFilterNode extends FilterNode {
-  constructor(
-    filter: Filter,
-    next: Invoker,
-    origin: Invoker,
-    private readonly logger: Logger,
-    private readonly name: string,
-  ) {
-    super(filter, next, origin);
+  constructor(filter: Filter, name: string, next: Invoker, origin: Invoker, private readonly window: SyncWindow) {
+    super(filter, name, next, origin);
   }
 
   override invoke(invocation: Invocation): Promise<Result> {
     try {
-      return this.filter.invoke(this.next, invocation);
+      return checkPromise(this.filter.invoke(this.next, invocation), this.name);
     } catch (error) {
-      callHook(this.logger, this.name, 'onError', () => this.filter.onError?.(error, this.origin, invocation));
+      // Outside the window (after an await in an outer filter) the throw becomes a rejection of the head's
+      // promise, which the head reports to every listener: nothing to record.
+      const window = this.window;
+      if (window.open) {
+        const thrown = (window.thrown ??= []);
+        // A filter that retried inside its invoke may see several throws: it is notified once, of the last.
+        const at = thrown.findIndex((t) => t.node === this);
+        if (at >= 0) thrown.splice(at, 1);
+        thrown.push({ node: this, error, invocation });
+      }
       throw error;
     }
   }
 }
 
 /**
- * The head of a chain with listeners: once the call settles, calls `onResponse`/`onError` of every filter
- * that has them, innermost first, exactly once per call.
+ * The head of a chain with listeners: calls `onResponse`/`onError` of every filter that has them, exactly once
+ * per call, innermost first.
+ *
+ * @remarks
+ * When the call answers with a promise, the hooks fire once it settles (`onResponse` when it resolved,
+ * `onError` when it rejected), even if a filter threw synchronously on the way and an outer (async) filter
+ * turned the throw into a rejection or recovered from it. When a synchronous throw escapes the chain, the
+ * filter that threw (or, for a throw of the invoker, the innermost listening one) and every outer filter with
+ * `onError` get it, innermost first, before it propagates to the caller (Dubbo's rule).
  */
 class ListenerInvoker extends Invoker {
   private readonly responders: readonly { readonly filter: Filter; readonly name: string }[];
@@ -68,6 +98,7 @@ class ListenerInvoker extends Invoker {
     private readonly origin: Invoker,
     listeners: readonly { readonly filter: Filter; readonly name: string }[],
     private readonly logger: Logger,
+    private readonly window: SyncWindow,
   ) {
     super();
     // Innermost first, only the filters that have each hook.
@@ -88,7 +119,28 @@ class ListenerInvoker extends Invoker {
   }
 
   invoke(invocation: Invocation): Promise<Result> {
-    const pending = checkPromise(this.head.invoke(invocation));
+    const window = this.window;
+    // Saved for a re-entrant call of this chain from inside one of its filters.
+    const wasOpen = window.open;
+    const outerThrown = window.thrown;
+    window.open = true;
+    window.thrown = undefined;
+    let pending: Promise<Result>;
+    try {
+      pending = this.head.invoke(invocation);
+    } catch (error) {
+      const thrown = window.thrown as ThrownAt[] | undefined;
+      window.open = wasOpen;
+      window.thrown = outerThrown;
+      if (thrown !== undefined) {
+        for (const { node, error: seen, invocation: at } of thrown) {
+          callHook(this.logger, node.name, 'onError', () => node.filter.onError?.(seen, this.origin, at));
+        }
+      }
+      throw error;
+    }
+    window.open = wasOpen;
+    window.thrown = outerThrown;
     return pending.then(
       (result) => {
         for (const { filter, name } of this.responders) {
@@ -106,39 +158,13 @@ class ListenerInvoker extends Invoker {
   }
 }
 
-/** The head of a chain without listeners: only checks that the chain answered with a promise. */
-class CheckedHead extends Invoker {
-  constructor(
-    private readonly head: Invoker,
-    private readonly origin: Invoker,
-  ) {
-    super();
-  }
-
-  getUrl(): URL {
-    return this.origin.getUrl();
-  }
-
-  override isAvailable(): boolean {
-    return this.origin.isAvailable();
-  }
-
-  override destroy(): void | Promise<void> {
-    return this.origin.destroy();
-  }
-
-  invoke(invocation: Invocation): Promise<Result> {
-    return checkPromise(this.head.invoke(invocation));
-  }
-}
-
-function checkPromise(value: unknown): Promise<Result> {
+function checkPromise(value: unknown, name: string): Promise<Result> {
   if (value instanceof Promise) return value as Promise<Result>;
   if (value instanceof Result) return Promise.resolve(value);
   return Promise.reject(
     new RpcError(
       RpcErrorCode.UNKNOWN,
-      `A filter returned ${value === null ? 'null' : typeof value} instead of a Promise<Result>: Filter.invoke must return ` +
+      `Filter "${name}" returned ${value === null ? 'null' : typeof value} instead of a Promise<Result>: Filter.invoke must return ` +
         'invoker.invoke(invocation) (or a promise of a Result).',
     ),
   );
@@ -159,9 +185,12 @@ function callHook(logger: Logger, name: string, hook: 'onResponse' | 'onError', 
  * Built at export/refer time; the per-call path is one `filter.invoke(next, invocation)` per filter — no
  * activation lookups, no closures, no array walks. Listener hooks cost nothing when no filter has them. When
  * some do, the call's settlement is observed once: `onResponse` (the promise resolved, possibly with a business
- * error in the result) or `onError` (it rejected), innermost filter first. A filter that throws synchronously
- * reaches its own `onError` and every outer filter's, innermost first (Dubbo's rule). Unlike Dubbo, a throwing
- * hook is logged and does not change the outcome seen by the caller or the other hooks.
+ * error in the result) or `onError` (it rejected), innermost filter first, each hook at most once per call. A
+ * synchronous throw that escapes the chain reaches the `onError` of the filter that threw and of every outer
+ * filter, innermost first (Dubbo's rule); one that an outer (async) filter turns into a rejection is reported
+ * as that rejection. Unlike Dubbo, a throwing hook is logged and does not change the outcome seen by the caller
+ * or the other hooks. Each filter's answer is checked: a bare `Result` is accepted, anything else that is not a
+ * promise rejects with `RpcError` `unknown` naming the filter.
  *
  * @example
  * ```ts
@@ -176,6 +205,7 @@ export function buildFilterChain(
   logger: Logger,
 ): Invoker {
   if (filters.length === 0) return invoker;
+  const window: SyncWindow = { open: false, thrown: undefined };
   let next: Invoker = invoker;
   const listeners: { filter: Filter; name: string }[] = [];
   for (let i = filters.length - 1; i >= 0; i--) {
@@ -185,8 +215,8 @@ export function buildFilterChain(
     if (hasHooks) listeners.unshift({ filter, name });
     next =
       typeof filter.onError === 'function'
-        ? new ListeningFilterNode(filter, next, invoker, logger, name)
-        : new FilterNode(filter, next, invoker);
+        ? new ListeningFilterNode(filter, name, next, invoker, window)
+        : new FilterNode(filter, name, next, invoker);
   }
-  return listeners.length > 0 ? new ListenerInvoker(next, invoker, listeners, logger) : new CheckedHead(next, invoker);
+  return listeners.length > 0 ? new ListenerInvoker(next, invoker, listeners, logger, window) : next;
 }

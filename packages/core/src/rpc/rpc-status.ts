@@ -104,12 +104,20 @@ export class RpcStatusRegistry {
   private byUrl = new WeakMap<URL, Entry>();
 
   private entry(url: URL): Entry {
+    let entry = this.find(url);
+    if (entry === undefined) {
+      this.byKey.set(RpcStatusRegistry.keyOf(url), (entry = { service: new RpcStatus(), methods: new Map() }));
+      this.byUrl.set(url, entry);
+    }
+    return entry;
+  }
+
+  /** The existing entry of a URL, without creating one. */
+  private find(url: URL): Entry | undefined {
     let entry = this.byUrl.get(url);
     if (entry === undefined) {
-      const key = RpcStatusRegistry.keyOf(url);
-      entry = this.byKey.get(key);
-      if (entry === undefined) this.byKey.set(key, (entry = { service: new RpcStatus(), methods: new Map() }));
-      this.byUrl.set(url, entry);
+      entry = this.byKey.get(RpcStatusRegistry.keyOf(url));
+      if (entry !== undefined) this.byUrl.set(url, entry);
     }
     return entry;
   }
@@ -146,9 +154,13 @@ export class RpcStatusRegistry {
     return true;
   }
 
-  /** Counts a call out: exactly once per successful `beginCount`. */
+  /**
+   * Counts a call out: exactly once per successful `beginCount`. A call that ends after its provider's counters
+   * were removed is not counted (the entry is not recreated, so removal keeps memory bounded).
+   */
   endCount(url: URL, method: string, elapsed: number, succeeded: boolean): void {
-    const entry = this.entry(url);
+    const entry = this.find(url);
+    if (entry === undefined) return;
     entry.service.record(elapsed, succeeded);
     this.getMethodStatus(url, method).record(elapsed, succeeded);
   }

@@ -212,8 +212,6 @@ function entriesOf<V>(source: Readonly<Record<string, V>> | ReadonlyMap<string, 
 // Parameter table: the map plus lazily built lookup structures, shared by every URL holding the same map
 
 /** Maps each table's `map` back to its table, so `new URL({ parameters: other.parameters })` shares it. */
-const TABLES = new WeakMap<object, ParamTable>();
-
 /** A parameter map plus its lazily built lookup structures. */
 class ParamTable {
   readonly map: Map<string, string>;
@@ -227,7 +225,6 @@ class ParamTable {
 
   constructor(map: Map<string, string>) {
     this.map = map;
-    TABLES.set(map, this);
   }
 
   /** The number cache, created on first use. */
@@ -278,8 +275,6 @@ const EMPTY_TABLE = new ParamTable(new Map());
 
 function tableFor(source: ParameterSource | undefined): ParamTable {
   if (source === undefined) return EMPTY_TABLE;
-  const shared = TABLES.get(source);
-  if (shared !== undefined) return shared;
   const map = new Map<string, string>();
   const entries: Iterable<readonly [string, unknown]> =
     typeof (source as Partial<Iterable<unknown>>)[Symbol.iterator] === 'function'
@@ -348,7 +343,7 @@ export class URL {
   /** The path, without leading `/`; `''` when absent. */
   readonly path: string;
 
-  readonly #table: ParamTable;
+  #table: ParamTable;
   #string: string | undefined;
   #identity: string | undefined;
   #serviceKey: string | null | undefined; // null: computed, no key
@@ -440,15 +435,14 @@ export class URL {
     checkComponents(protocol, host, port, subject);
     const parameters = new Map<string, string>();
     if (q >= 0) parseQuery(s.slice(q + 1), subject, parameters);
-    return new URL({
-      protocol,
-      username,
-      password,
-      host,
-      port,
-      path,
-      parameters: parameters.size === 0 ? undefined : new ParamTable(parameters).map,
-    });
+    return URL.#create({ protocol, username, password, host, port, path }, parameters.size === 0 ? EMPTY_TABLE : new ParamTable(parameters));
+  }
+
+  /** Builds a URL around an existing parameter table (shared, never copied: tables are immutable). */
+  static #create(init: URLInit, table: ParamTable): URL {
+    const url = new URL(init);
+    url.#table = table;
+    return url;
   }
 
   /**
@@ -781,7 +775,7 @@ export class URL {
 
   /** Returns a URL without parameters; `this` when there are none. */
   clearParameters(): URL {
-    return this.#table.map.size === 0 ? this : this.#with({ parameters: undefined });
+    return this.#table.map.size === 0 ? this : this.#with({}, EMPTY_TABLE);
   }
 
   /** Returns a URL with another protocol. */
@@ -828,21 +822,23 @@ export class URL {
   // -------------------------------------------------------------------------------------------------------------
   // Internals
 
-  #with(patch: URLInit): URL {
-    return new URL({
-      protocol: this.protocol,
-      username: this.username,
-      password: this.password,
-      host: this.host,
-      port: this.port,
-      path: this.path,
-      parameters: this.#table.map,
-      ...patch,
-    });
+  #with(patch: Omit<URLInit, 'parameters'>, table: ParamTable = this.#table): URL {
+    return URL.#create(
+      {
+        protocol: this.protocol,
+        username: this.username,
+        password: this.password,
+        host: this.host,
+        port: this.port,
+        path: this.path,
+        ...patch,
+      },
+      table,
+    );
   }
 
   #withMap(map: Map<string, string>): URL {
-    return this.#with({ parameters: map.size === 0 ? undefined : new ParamTable(map).map });
+    return this.#with({}, map.size === 0 ? EMPTY_TABLE : new ParamTable(map));
   }
 
   #edit(params: ParameterEdits, ifAbsent: boolean): URL {

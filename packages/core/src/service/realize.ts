@@ -114,12 +114,23 @@ export function errorToData(error: unknown): ErrorData {
   return data as ErrorData;
 }
 
+const STANDARD_ERRORS: readonly (abstract new (...args: never[]) => Error)[] = [
+  Error,
+  TypeError,
+  RangeError,
+  SyntaxError,
+  ReferenceError,
+  EvalError,
+  URIError,
+];
+
 /**
- * Rebuilds an error from {@link ErrorData}: an instance of the declared error class whose `name` matches (created
- * without running its constructor), else a plain `Error` carrying the name.
+ * Rebuilds an error from {@link ErrorData}: an instance of the declared error class (or standard error class such
+ * as `TypeError`) whose `name` matches — created without running its constructor — else a plain `Error` carrying
+ * the name.
  */
 export function errorFromData(data: ErrorData, declared: readonly (abstract new (...args: never[]) => Error)[] = []): Error {
-  const cls = declared.find((c) => c.name === data.name);
+  const cls = declared.find((c) => c.name === data.name) ?? STANDARD_ERRORS.find((c) => c.name === data.name);
   const error = (cls !== undefined ? Object.create(cls.prototype as object) : new Error(data.message)) as Error & Record<string, unknown>;
   for (const key of Object.keys(data)) {
     if (!UNSAFE_KEYS.has(key)) error[key] = data[key];

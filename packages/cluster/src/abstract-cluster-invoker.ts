@@ -1,0 +1,330 @@
+import { hostname } from 'node:os';
+
+import {
+  Invoker,
+  RandomSource,
+  RpcError,
+  RpcErrorCode,
+  type Directory,
+  type ExtensionLoader,
+  type Invocation,
+  type LoadBalance,
+  type Logger,
+  type Result,
+  type RpcStatusRegistry,
+  type URL,
+} from '@weft/core';
+
+import { ClusterDefaults, ClusterKeys } from './cluster-keys.js';
+import { safeLog } from './safe-log.js';
+
+/** A load balance that reads call counters opts in to consumer-side counting with this property. */
+interface RpcStatusAware {
+  readonly usesRpcStatus?: boolean;
+}
+
+/**
+ * The base of every cluster invoker: lists providers, picks the load balance, selects with sticky, reselection
+ * and availability checks, and counts attempts for load balances that read call counters.
+ *
+ * @remarks
+ * One instance per `Cluster.join(directory)`. Subclasses implement {@link AbstractClusterInvoker.doInvoke} — the
+ * fault-tolerance strategy — and call {@link AbstractClusterInvoker.select} and
+ * {@link AbstractClusterInvoker.invokeProvider}. Per call, `invoke`:
+ *
+ * 1. rejects with `RpcError` `unknown` when the invoker (or its directory) was destroyed;
+ * 2. lists the providers with `directory.list(invocation)`; none → `RpcError` `no-invoker`;
+ * 3. takes the `LoadBalance` extension named by the first provider's method-level `loadbalance`
+ *    (default `random`);
+ * 4. runs `doInvoke`.
+ *
+ * `getUrl()` is read from the directory on every call (registry directories replace it when configurators
+ * change), so every key is read per call, never cached at construction.
+ *
+ * Selection (Dubbo's `select`/`doSelect`/`reselect`): with method-level `sticky=true` the last chosen provider is
+ * reused while it is still listed, was not already tried in this call and (when `cluster.availablecheck` is on)
+ * is available. A single provider is returned as is. Otherwise the load balance chooses; a choice already tried,
+ * or unavailable while `cluster.availablecheck` (default `true`) is on, is replaced by the load balance's choice
+ * among the untried available providers (all of them when there are at most `reselect.count`, default 10, else
+ * that many random picks), then among the tried ones that are still listed and available, and finally by the
+ * provider after it in the list.
+ *
+ * Consumer-side counters: Dubbo only counts calls in `ActiveLimitFilter`, so `leastactive` and
+ * `shortestresponse` see zeros unless `actives` is configured. Here, when the chosen load balance has
+ * `usesRpcStatus === true`, every provider attempt is counted with `RpcStatusRegistry.beginCount`/`endCount`
+ * exactly once, whether it resolves, rejects or throws synchronously. Other load balances pay nothing.
+ *
+ * Failures: a provider may reject or throw synchronously; both arrive as a rejection of
+ * {@link AbstractClusterInvoker.invokeProvider}. `invoke` itself never throws: it returns a rejected promise
+ * carrying an `RpcError`.
+ *
+ * @example
+ * ```ts
+ * class FirstClusterInvoker extends AbstractClusterInvoker {
+ *   protected doInvoke(invocation: Invocation, invokers: readonly Invoker[], loadBalance: LoadBalance) {
+ *     const invoker = this.select(loadBalance, invocation, invokers, undefined);
+ *     return this.invokeProvider(invoker, invocation, this.countsRpcStatus(loadBalance));
+ *   }
+ * }
+ * ```
+ */
+export abstract class AbstractClusterInvoker extends Invoker {
+  private destroyed = false;
+  private stickyInvoker: Invoker | undefined;
+
+  constructor(
+    /** The providers, and the consumer URL that configures the calls. */
+    protected readonly directory: Directory,
+    /** The application's load balances, looked up by name per call. */
+    protected readonly loadBalances: ExtensionLoader<LoadBalance>,
+    /** Where failures and retries are reported. */
+    protected readonly logger: Logger,
+    /** The application's call counters. */
+    protected readonly statuses: RpcStatusRegistry,
+    /** Randomness for reselection among many providers. */
+    protected readonly random: RandomSource = new RandomSource(),
+  ) {
+    super();
+  }
+
+  /** The directory's URL (the consumer URL with configurators applied), read on every call. */
+  getUrl(): URL {
+    return this.directory.getUrl();
+  }
+
+  /** The directory this invoker was joined from. */
+  getDirectory(): Directory {
+    return this.directory;
+  }
+
+  /** The sticky provider's availability when there is one, else whether any provider is available. */
+  override isAvailable(): boolean {
+    const sticky = this.stickyInvoker;
+    return sticky !== undefined ? sticky.isAvailable() : this.directory.isAvailable();
+  }
+
+  /** Whether `destroy()` ran here or on the directory. */
+  isDestroyed(): boolean {
+    return this.destroyed || this.directory.isDestroyed();
+  }
+
+  /** Destroys the directory (and so its providers). Idempotent. */
+  override destroy(): Promise<void> {
+    if (this.destroyed) return Promise.resolve();
+    this.destroyed = true;
+    this.stickyInvoker = undefined;
+    return this.directory.destroy();
+  }
+
+  /** Lists, picks the load balance and runs the strategy; rejects (never throws) with an `RpcError`. */
+  invoke(invocation: Invocation): Promise<Result> {
+    try {
+      this.checkWhetherDestroyed();
+      const invokers = this.list(invocation);
+      this.checkInvokers(invokers, invocation);
+      const loadBalance = this.initLoadBalance(invokers, invocation);
+      return this.doInvoke(invocation, invokers, loadBalance);
+    } catch (error) {
+      return Promise.reject(RpcError.from(error));
+    }
+  }
+
+  /**
+   * The fault-tolerance strategy: called with a non-empty provider list and the load balance for this call.
+   * It may throw synchronously; `invoke` turns that into a rejection.
+   */
+  protected abstract doInvoke(invocation: Invocation, invokers: readonly Invoker[], loadBalance: LoadBalance): Promise<Result>;
+
+  /** The providers for this call (the directory's list). */
+  protected list(invocation: Invocation): readonly Invoker[] {
+    return this.directory.list(invocation);
+  }
+
+  /** The load balance named by the first provider's method-level `loadbalance` (default `random`). */
+  protected initLoadBalance(invokers: readonly Invoker[], invocation: Invocation): LoadBalance {
+    const first = invokers[0];
+    const name =
+      first === undefined
+        ? ClusterDefaults.LOADBALANCE
+        : first.getUrl().getMethodParameter(invocation.getMethodName(), ClusterKeys.LOADBALANCE, ClusterDefaults.LOADBALANCE);
+    return this.loadBalances.getExtension(name);
+  }
+
+  /** Whether attempts must be counted for this load balance (it reads `RpcStatus` counters). */
+  protected countsRpcStatus(loadBalance: LoadBalance): boolean {
+    return (loadBalance as RpcStatusAware).usesRpcStatus === true;
+  }
+
+  /** @throws RpcError `unknown` when this invoker or its directory was destroyed. */
+  protected checkWhetherDestroyed(): void {
+    if (this.isDestroyed()) {
+      throw new RpcError(
+        RpcErrorCode.UNKNOWN,
+        `Rpc cluster invoker for ${this.serviceName()} on consumer ${this.consumerHost()} is now destroyed! Can not invoke any more.`,
+      );
+    }
+  }
+
+  /** @throws RpcError `no-invoker` when the list is empty. */
+  protected checkInvokers(invokers: readonly Invoker[], invocation: Invocation): void {
+    if (invokers.length > 0) return;
+    throw new RpcError(
+      RpcErrorCode.NO_INVOKER,
+      `Failed to invoke the method ${invocation.getMethodName()} in the service ${this.serviceName()}. ` +
+        `No provider available for the service ${this.directory.getConsumerUrl().getServiceKey() ?? this.serviceName()} ` +
+        `from registry ${this.registryAddress()} on the consumer ${this.consumerHost()}. ` +
+        `Please check if the providers have been started and registered.`,
+    );
+  }
+
+  /**
+   * Chooses one provider of a non-empty list, avoiding those in `selected` (already tried in this call) and,
+   * with `cluster.availablecheck` on, unavailable ones; honours `sticky`.
+   */
+  protected select(
+    loadBalance: LoadBalance,
+    invocation: Invocation,
+    invokers: readonly Invoker[],
+    selected: readonly Invoker[] | undefined,
+  ): Invoker {
+    const first = invokers[0] as Invoker;
+    const sticky = first.getUrl().getMethodParameter(invocation.getMethodName(), ClusterKeys.STICKY, ClusterDefaults.STICKY);
+    const availableCheck = this.getUrl().getParameter(ClusterKeys.AVAILABLE_CHECK, ClusterDefaults.AVAILABLE_CHECK);
+    let stickyInvoker = this.stickyInvoker;
+    if (stickyInvoker !== undefined && !invokers.includes(stickyInvoker)) {
+      this.stickyInvoker = stickyInvoker = undefined;
+    }
+    if (
+      sticky &&
+      stickyInvoker !== undefined &&
+      (selected === undefined || !selected.includes(stickyInvoker)) &&
+      (!availableCheck || stickyInvoker.isAvailable())
+    ) {
+      return stickyInvoker;
+    }
+    const invoker = this.doSelect(loadBalance, invocation, invokers, selected, availableCheck);
+    if (sticky) this.stickyInvoker = invoker;
+    return invoker;
+  }
+
+  private doSelect(
+    loadBalance: LoadBalance,
+    invocation: Invocation,
+    invokers: readonly Invoker[],
+    selected: readonly Invoker[] | undefined,
+    availableCheck: boolean,
+  ): Invoker {
+    if (invokers.length === 1) return invokers[0] as Invoker;
+    let invoker = loadBalance.select(invokers, this.getUrl(), invocation);
+    const isSelected = selected !== undefined && selected.includes(invoker);
+    if (isSelected || (availableCheck && !invoker.isAvailable())) {
+      try {
+        const reselected = this.reselect(loadBalance, invocation, invokers, selected, availableCheck);
+        if (reselected !== undefined) {
+          invoker = reselected;
+        } else {
+          const index = invokers.indexOf(invoker);
+          invoker = invokers[(index + 1) % invokers.length] as Invoker;
+        }
+      } catch (error) {
+        safeLog(this.logger, 'error', `cluster reselect failed, keeping the load balance's choice: ${RpcError.from(error).message}`, error);
+      }
+    }
+    return invoker;
+  }
+
+  private reselect(
+    loadBalance: LoadBalance,
+    invocation: Invocation,
+    invokers: readonly Invoker[],
+    selected: readonly Invoker[] | undefined,
+    availableCheck: boolean,
+  ): Invoker | undefined {
+    const reselectCount = this.getUrl().getParameter(ClusterKeys.RESELECT_COUNT, ClusterDefaults.RESELECT_COUNT);
+    const candidates: Invoker[] = [];
+    // 1. Untried providers (available ones, when checking): all of them, or reselectCount random picks.
+    if (reselectCount >= invokers.length) {
+      for (const invoker of invokers) {
+        if (availableCheck && !invoker.isAvailable()) continue;
+        if (selected === undefined || !selected.includes(invoker)) candidates.push(invoker);
+      }
+    } else {
+      for (let i = 0; i < reselectCount; i++) {
+        const invoker = invokers[this.random.nextInt(invokers.length)] as Invoker;
+        if (availableCheck && !invoker.isAvailable()) continue;
+        if ((selected === undefined || !selected.includes(invoker)) && !candidates.includes(invoker)) candidates.push(invoker);
+      }
+    }
+    if (candidates.length > 0) return loadBalance.select(candidates, this.getUrl(), invocation);
+    // 2. Already tried providers that are still listed and available.
+    if (selected !== undefined) {
+      for (const invoker of selected) {
+        if (invoker.isAvailable() && invokers.includes(invoker) && !candidates.includes(invoker)) candidates.push(invoker);
+      }
+    }
+    return candidates.length > 0 ? loadBalance.select(candidates, this.getUrl(), invocation) : undefined;
+  }
+
+  /**
+   * Calls one provider. A synchronous throw becomes a rejection (mapped with `RpcError.from`); with `counted`,
+   * the attempt is counted in with `beginCount` and out with `endCount` exactly once, however it ends.
+   */
+  protected invokeProvider(invoker: Invoker, invocation: Invocation, counted: boolean): Promise<Result> {
+    if (!counted) {
+      try {
+        return invoker.invoke(invocation);
+      } catch (error) {
+        return Promise.reject(RpcError.from(error));
+      }
+    }
+    const statuses = this.statuses;
+    const url = invoker.getUrl();
+    const method = invocation.getMethodName();
+    statuses.beginCount(url, method);
+    const start = performance.now();
+    let pending: Promise<Result>;
+    try {
+      pending = invoker.invoke(invocation);
+    } catch (error) {
+      statuses.endCount(url, method, performance.now() - start, false);
+      return Promise.reject(RpcError.from(error));
+    }
+    return pending.then(
+      (result) => {
+        statuses.endCount(url, method, performance.now() - start, true);
+        return result;
+      },
+      (error: unknown) => {
+        statuses.endCount(url, method, performance.now() - start, false);
+        throw error;
+      },
+    );
+  }
+
+  /** The service interface name, for messages. */
+  protected serviceName(): string {
+    return this.directory.service.name;
+  }
+
+  /** The consumer host (from the consumer URL, else the machine's host name), for messages. */
+  protected consumerHost(): string {
+    return this.directory.getConsumerUrl().host || hostname();
+  }
+
+  /** The directory URL's address, for messages. */
+  protected registryAddress(): string {
+    return this.directory.getUrl().getAddress();
+  }
+
+  /** `[addr1, addr2]`: the providers' addresses, for messages. */
+  protected describeInvokers(invokers: Iterable<Invoker>): string {
+    const addresses: string[] = [];
+    for (const invoker of invokers) addresses.push(invoker.getUrl().getAddress());
+    return `[${addresses.join(', ')}]`;
+  }
+
+  /** Logs without ever throwing. */
+  protected log(level: 'debug' | 'info' | 'warn' | 'error', message: string, error?: unknown): void {
+    safeLog(this.logger, level, message, error);
+  }
+}

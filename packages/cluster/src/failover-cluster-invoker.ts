@@ -1,0 +1,128 @@
+import { RpcError, type Invocation, type Invoker, type LoadBalance, type Result } from '@weft/core';
+
+import { AbstractClusterInvoker } from './abstract-cluster-invoker.js';
+import { ClusterDefaults, ClusterKeys } from './cluster-keys.js';
+
+/** The state of one failover call, allocated only once an attempt has failed. */
+interface FailoverState {
+  readonly invocation: Invocation;
+  readonly loadBalance: LoadBalance;
+  readonly counted: boolean;
+  readonly attempts: number;
+  attempt: number;
+  invokers: readonly Invoker[];
+  readonly invoked: Invoker[];
+  readonly failed: Set<string>;
+  last: RpcError | undefined;
+}
+
+/**
+ * The `failover` strategy's invoker: on failure, retries on another provider.
+ *
+ * @remarks
+ * Up to `retries + 1` attempts, where `retries` is the method-level URL key (default 2); a numeric `retries`
+ * attachment on the invocation overrides it for this call and is removed; a result ≤ 0 means one attempt.
+ * Before each retry the providers are listed again (a destroyed invoker or an empty list rejects at once) and
+ * the providers already tried are excluded when others are available. A rejection with a business `RpcError`
+ * (`isBiz`) is rethrown at once; a business error carried by a resolved `Result` is simply returned — neither
+ * is ever retried. Any other rejection (or synchronous throw) counts as a failed attempt; non-`RpcError` values
+ * are mapped with `RpcError.from`. When every attempt failed, rejects with an `RpcError` carrying the last
+ * error's code and cause, whose message reads `Failed to invoke the method <m> in the service <iface>. Tried
+ * <n> times of the providers [<addresses>] (<failed>/<listed>) from the registry <address> on the consumer
+ * <host>. Last error is: <message>`. A success after failures logs a warning.
+ *
+ * Unlike Dubbo, failures are seen whichever way they arrive (rejected promise or synchronous throw), so retries
+ * also cover asynchronous failures (Dubbo flaw: only synchronous throws are retried). The success path
+ * allocates nothing beyond one `then` callback.
+ *
+ * @example
+ * ```ts
+ * const invoker = app.getExtensionLoader(Cluster).getExtension('failover').join(directory);
+ * const result = await invoker.invoke(new Invocation({ methodName: 'sayHello', args: ['world'], attachments: { retries: 0 } }));
+ * ```
+ */
+export class FailoverClusterInvoker extends AbstractClusterInvoker {
+  protected doInvoke(invocation: Invocation, invokers: readonly Invoker[], loadBalance: LoadBalance): Promise<Result> {
+    const attempts = this.attempts(invocation);
+    const counted = this.countsRpcStatus(loadBalance);
+    const invoker = this.select(loadBalance, invocation, invokers, undefined);
+    return this.invokeProvider(invoker, invocation, counted).then(undefined, (error: unknown) =>
+      this.onFailure(
+        {
+          invocation,
+          loadBalance,
+          counted,
+          attempts,
+          attempt: 1,
+          invokers,
+          invoked: [invoker],
+          failed: new Set(),
+          last: undefined,
+        },
+        invoker,
+        error,
+      ),
+    );
+  }
+
+  /** `retries + 1` from the URL, or from a numeric `retries` attachment (removed); at least 1. */
+  private attempts(invocation: Invocation): number {
+    let attempts =
+      this.getUrl().getMethodParameter(invocation.getMethodName(), ClusterKeys.RETRIES, ClusterDefaults.FAILOVER_RETRIES) + 1;
+    const override = invocation.getAttachment(ClusterKeys.RETRIES);
+    if (typeof override === 'number') {
+      invocation.removeAttachment(ClusterKeys.RETRIES);
+      if (Number.isFinite(override)) attempts = override + 1;
+    }
+    attempts = Math.floor(attempts);
+    return attempts > 0 ? attempts : 1;
+  }
+
+  private onFailure(state: FailoverState, invoker: Invoker, error: unknown): Promise<Result> {
+    try {
+      const rpcError = RpcError.from(error);
+      if (rpcError.isBiz) throw rpcError;
+      state.failed.add(invoker.getUrl().getAddress());
+      state.last = rpcError;
+      if (state.attempt >= state.attempts) throw this.exhausted(state, rpcError);
+      state.attempt++;
+      this.checkWhetherDestroyed();
+      const invokers = this.list(state.invocation);
+      this.checkInvokers(invokers, state.invocation);
+      state.invokers = invokers;
+      const next = this.select(state.loadBalance, state.invocation, invokers, state.invoked);
+      state.invoked.push(next);
+      return this.invokeProvider(next, state.invocation, state.counted).then(
+        (result) => {
+          this.recovered(state, next);
+          return result;
+        },
+        (nextError: unknown) => this.onFailure(state, next, nextError),
+      );
+    } catch (thrown) {
+      return Promise.reject(RpcError.from(thrown));
+    }
+  }
+
+  private exhausted(state: FailoverState, last: RpcError): RpcError {
+    return new RpcError(
+      last.code,
+      `Failed to invoke the method ${state.invocation.getMethodName()} in the service ${this.serviceName()}. ` +
+        `Tried ${state.attempts} times of the providers [${[...state.failed].join(', ')}] ` +
+        `(${state.failed.size}/${state.invokers.length}) from the registry ${this.registryAddress()} ` +
+        `on the consumer ${this.consumerHost()}. Last error is: ${last.message}`,
+      { cause: last },
+    );
+  }
+
+  private recovered(state: FailoverState, invoker: Invoker): void {
+    this.log(
+      'warn',
+      `Although retry the method ${state.invocation.getMethodName()} in the service ${this.serviceName()} was successful ` +
+        `by the provider ${invoker.getUrl().getAddress()}, but there have been failed providers [${[...state.failed].join(', ')}] ` +
+        `(${state.failed.size}/${state.invokers.length}) from the registry ${this.registryAddress()} on the consumer ` +
+        `${this.consumerHost()}. Last error is: ${state.last?.message ?? ''}`,
+      state.last,
+    );
+  }
+}

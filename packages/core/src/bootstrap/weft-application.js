@@ -1,0 +1,348 @@
+import { hostname } from 'node:os';
+import { Cluster } from '../cluster/cluster.js';
+import { ConfigValidator } from '../config/config-validator.js';
+import { LoadBalance } from '../cluster/load-balance.js';
+import { StaticDirectory } from '../cluster/static-directory.js';
+import { ExtensionError, ExtensionErrorCode } from '../extension/extension-error.js';
+import { FrameworkModel } from '../extension/framework-model.js';
+import { splitCommaList } from '../extension/names.js';
+import { Filter } from '../filter/filter.js';
+import { Protocol } from '../protocol/protocol.js';
+import { ServiceInvoker } from '../protocol/service-invoker.js';
+import { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
+import { URL } from '../rpc/url.js';
+import { createServiceProxy } from '../service/service-proxy.js';
+const RESERVED_KEYS = new Set(['interface', 'side', 'application', 'methods']);
+class Gate {
+    active = 0;
+    closing;
+    idle;
+    enter() {
+        if (this.closing !== undefined)
+            return this.closing;
+        this.active++;
+        return undefined;
+    }
+    exit() {
+        if (--this.active === 0 && this.idle !== undefined)
+            this.idle();
+    }
+    whenIdle(timeoutMs) {
+        if (this.active === 0)
+            return Promise.resolve(true);
+        return new Promise((resolve) => {
+            const timer = setTimeout(() => resolve(false), timeoutMs);
+            this.idle = () => {
+                clearTimeout(timer);
+                resolve(true);
+            };
+        });
+    }
+}
+/**
+ * The one obvious way to run Weft: configure an application, export services, refer typed proxies, shut down.
+ *
+ * @remarks
+ * `start` discovers installed extensions from `root` and loads the core extension points (protocols, filters,
+ * clusters, load balancing). `export` and `refer` build URLs from their options, validate them — a bad value is
+ * reported at export/refer time with the offending key, never on the first call — and go through the
+ * extension points: provider filter chain → protocol on export; protocol → consumer filter chain → cluster
+ * (with its wrappers) → typed proxy on refer. `shutdown` refuses new calls, lets in-flight calls finish (up to
+ * a timeout), then un-exports, disconnects and destroys the application scope.
+ *
+ * @example
+ * ```ts
+ * const app = await WeftApplication.start({ root: process.cwd(), name: 'shop' });
+ * await app.export(Greeter, { sayHello: (name) => `hello ${name}` }, { version: '1.0.0' });
+ * const greeter = await app.refer(Greeter, { version: '1.0.0', timeout: 500 });
+ * console.log(await greeter.sayHello('ann'));
+ * await app.shutdown();
+ * ```
+ */
+export class WeftApplication {
+    model;
+    ownsFramework;
+    exporters = [];
+    directories = [];
+    references = new WeakMap();
+    gate = new Gate();
+    stopped;
+    constructor(
+    /** The application scope (extension loaders, services). */
+    model, ownsFramework) {
+        this.model = model;
+        this.ownsFramework = ownsFramework;
+    }
+    /** Creates the application and loads the core extension points. */
+    static async start(options) {
+        const framework = options.framework ?? FrameworkModel.create({ root: options.root, logger: options.logger });
+        const model = framework.newApplication(options.name ?? 'weft-application');
+        try {
+            await model.loadExtensions(Protocol, Filter, Cluster, LoadBalance, ConfigValidator);
+        }
+        catch (error) {
+            await (options.framework === undefined ? framework.destroy() : model.destroy());
+            throw error;
+        }
+        return new WeftApplication(model, options.framework === undefined);
+    }
+    /** The application name. */
+    get name() {
+        return this.model.name;
+    }
+    /**
+     * Exports a service implementation.
+     * @throws `ERR_SPI_INVALID_PARAMETER` naming the offending option or parameter.
+     */
+    async export(service, implementation, options = {}) {
+        this.assertRunning();
+        const protocols = this.model.getExtensionLoader(Protocol);
+        const protocolName = options.protocol ?? protocols.getDefaultExtensionName() ?? 'injvm';
+        const where = `export(${service.name})`;
+        this.requireExtension(protocols, protocolName, where, 'protocol');
+        const protocol = protocols.getExtension(protocolName);
+        const url = new URL({
+            protocol: protocolName,
+            host: options.host ?? '127.0.0.1',
+            port: options.port !== undefined && options.port > 0 ? options.port : protocol.getDefaultPort(),
+            path: service.name,
+            parameters: this.parameters(service, 'provider', options, { 'service.filter': joinList(options.filter), anyhost: 'true' }),
+        });
+        this.validate(url, where, 'service.filter', service, 'provider');
+        const exporter = await protocol.export(new ServiceInvoker(service, implementation, url));
+        this.exporters.push(exporter);
+        return {
+            url,
+            unexport: async () => {
+                const at = this.exporters.indexOf(exporter);
+                if (at >= 0)
+                    this.exporters.splice(at, 1);
+                await exporter.unexport();
+            },
+        };
+    }
+    /**
+     * Refers a service: returns a typed proxy.
+     * @throws `ERR_SPI_INVALID_PARAMETER` naming the offending option or parameter.
+     */
+    async refer(service, options = {}) {
+        this.assertRunning();
+        const where = `refer(${service.name})`;
+        const consumerUrl = new URL({
+            protocol: 'consumer',
+            host: localHost(),
+            path: service.name,
+            parameters: this.parameters(service, 'consumer', options, {
+                'reference.filter': joinList(options.filter),
+                retries: options.retries,
+                cluster: options.cluster,
+                loadbalance: options.loadbalance,
+                mock: options.mock,
+            }),
+        });
+        this.validate(consumerUrl, where, 'reference.filter', service, 'consumer');
+        const clusters = this.model.getExtensionLoader(Cluster);
+        this.requireExtension(clusters, consumerUrl.getParameter('cluster', clusters.getDefaultExtensionName() ?? 'failover'), where, 'cluster');
+        const protocols = this.model.getExtensionLoader(Protocol);
+        const providerUrls = this.providerUrls(service, consumerUrl, options.url, where);
+        const invokers = [];
+        for (const providerUrl of providerUrls) {
+            this.requireExtension(protocols, providerUrl.protocol, where, 'url');
+            invokers.push(await protocols.getExtension(providerUrl.protocol).refer(service, providerUrl));
+        }
+        const directory = new StaticDirectory(service, consumerUrl, invokers);
+        this.directories.push(directory);
+        const invoker = clusters.getAdaptiveExtension().join(directory);
+        const proxy = createServiceProxy(service, invoker, this.gate);
+        this.references.set(proxy, directory);
+        return proxy;
+    }
+    /**
+     * Overrides parameters of a reference at runtime; the next call obeys them (no re-refer).
+     *
+     * @remarks Each call replaces the previous override: the effective URL is the referred consumer URL plus
+     * `parameters` (a `null` value removes a key); `cluster` is chosen at refer time and not re-read. The result is
+     * validated first (numeric keys, extension names,
+     * and every activated `ConfigValidator` — e.g. mock expressions); if invalid, it throws and the previous
+     * configuration stays. `override(proxy, {})` restores the configuration as referred. Registries push their
+     * override rules through the same path.
+     * @example
+     * ```ts
+     * app.override(greeter, { 'sayHello.mock': 'force:return "degraded"' }); // next sayHello is mocked
+     * app.override(greeter, {});                                           // back to normal
+     * ```
+     * @returns the effective URL.
+     * @throws `ERR_SPI_INVALID_PARAMETER` naming the offending key; nothing is applied.
+     */
+    override(proxy, parameters) {
+        this.assertRunning();
+        const directory = this.references.get(proxy);
+        if (directory === undefined) {
+            throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, 'override(): the proxy was not referred by this application.');
+        }
+        let url = directory.getConsumerUrl();
+        const where = `override(${directory.service.name})`;
+        for (const [key, value] of Object.entries(parameters)) {
+            if (RESERVED_KEYS.has(key)) {
+                throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `${where}: parameter "${key}" is set by Weft and cannot be overridden.`);
+            }
+            url = value === null ? url.removeParameter(key) : url.addParameter(key, value);
+        }
+        this.validate(url, where, 'reference.filter', directory.service, 'consumer');
+        directory.configure(url);
+        return url;
+    }
+    /** The effective URL of a reference (consumer URL with overrides). */
+    getReferenceUrl(proxy) {
+        return this.references.get(proxy)?.getUrl();
+    }
+    /**
+     * Shuts down gracefully: new calls are refused, in-flight calls finish (up to `timeout` ms), then services are
+     * un-exported, references destroyed and the application scope released. Idempotent.
+     */
+    shutdown(options = {}) {
+        this.stopped ??= this.doShutdown(options.timeout ?? 10_000);
+        return this.stopped;
+    }
+    async doShutdown(timeout) {
+        this.gate.closing = new RpcError(RpcErrorCode.NO_INVOKER, `Application "${this.name}" is shutting down; no new calls are accepted.`);
+        const drained = await this.gate.whenIdle(timeout);
+        if (!drained)
+            this.model.logger.warn(`shutdown of "${this.name}": ${this.gate.active} call(s) still in flight after ${timeout} ms; closing anyway.`);
+        await Promise.allSettled(this.exporters.splice(0).map((e) => e.unexport()));
+        await Promise.allSettled(this.directories.splice(0).map((d) => d.destroy()));
+        if (this.ownsFramework)
+            await this.model.framework.destroy();
+        else
+            await this.model.destroy();
+    }
+    assertRunning() {
+        if (this.stopped !== undefined) {
+            throw new ExtensionError(ExtensionErrorCode.DESTROYED, `Application "${this.name}" has been shut down.`);
+        }
+    }
+    parameters(service, side, options, extra) {
+        const where = `${side === 'provider' ? 'export' : 'refer'}(${service.name})`;
+        const out = new Map();
+        const put = (key, value) => {
+            if (value !== undefined && value !== '')
+                out.set(key, String(value));
+        };
+        put('interface', service.name);
+        put('application', this.name);
+        put('side', side);
+        put('methods', service.methodNames.join(','));
+        put('version', options.version);
+        put('group', options.group);
+        put('timeout', options.timeout);
+        if (side === 'provider')
+            put('timestamp', Date.now());
+        for (const [key, value] of Object.entries(extra))
+            put(key, value);
+        for (const [key, value] of Object.entries(options.parameters ?? {})) {
+            if (RESERVED_KEYS.has(key)) {
+                throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `${where}: parameter "${key}" is set by Weft and cannot be overridden.`);
+            }
+            put(key, value);
+        }
+        for (const [method, params] of Object.entries(options.methods ?? {})) {
+            if (service.getMethod(method) === undefined) {
+                throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `${where}: "methods.${method}" names no method of ${service.name} (methods: ${service.methodNames.join(', ')}).`);
+            }
+            for (const [key, value] of Object.entries(params))
+                put(`${method}.${key}`, value);
+        }
+        return out;
+    }
+    /** Checks typed keys and extension names at export/refer time, naming the offending key. */
+    validate(url, where, filterKey, service, side) {
+        const numeric = ['timeout', 'retries', 'weight', 'warmup', 'forks', 'tps', 'tps.interval', 'executes', 'actives'];
+        const check = (key, read) => {
+            try {
+                read();
+            }
+            catch (error) {
+                throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `${where}: ${error.message}`, { cause: error });
+            }
+            void key;
+        };
+        for (const key of numeric)
+            check(key, () => url.getParameter(key, 0));
+        for (const method of service.methodNames) {
+            for (const key of numeric)
+                check(`${method}.${key}`, () => url.getMethodParameter(method, key, 0));
+        }
+        const filters = this.model.getExtensionLoader(Filter);
+        const list = url.getParameter(filterKey);
+        if (list !== undefined && list !== '') {
+            for (const name of splitCommaList(list)) {
+                if (name === '' || name === 'default' || name.startsWith('-'))
+                    continue;
+                this.requireExtension(filters, name, where, 'filter');
+            }
+        }
+        const balances = this.model.getExtensionLoader(LoadBalance);
+        const lb = url.getParameter('loadbalance');
+        if (lb !== undefined && lb !== '')
+            this.requireExtension(balances, lb, where, 'loadbalance');
+        for (const method of service.methodNames) {
+            const perMethod = url.getMethodParameterStrict(method, 'loadbalance');
+            if (perMethod !== undefined && perMethod !== '')
+                this.requireExtension(balances, perMethod, where, `${method}.loadbalance`);
+        }
+        for (const validator of this.model.getExtensionLoader(ConfigValidator).getActivateExtensions(url, undefined, side)) {
+            validator.validate(url, service, where);
+        }
+    }
+    requireExtension(loader, name, where, key) {
+        if (loader.hasExtension(name))
+            return;
+        const available = loader.getSupportedExtensions();
+        const hint = loader.point.id === 'weft.rpc.Cluster' || loader.point.id === 'weft.rpc.LoadBalance'
+            ? ' Cluster strategies and load balancers come with @weft/cluster: npm install @weft/cluster.'
+            : ` If it comes from a plugin, install that package so its META-INF/weft/${loader.point.id}.json manifest is found.`;
+        throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `${where}: ${key}=${name} names no ${loader.point.id} extension (available: ${available.join(', ') || 'none'}).${hint}`);
+    }
+    providerUrls(service, consumerUrl, direct, where) {
+        const inherited = new Map(consumerUrl.parameters);
+        inherited.delete('side');
+        const consumerParams = [...inherited];
+        if (direct === undefined || direct.trim() === '') {
+            return [new URL({ protocol: 'injvm', host: '127.0.0.1', path: service.name, parameters: [...consumerUrl.parameters] })];
+        }
+        return direct
+            .split(';')
+            .map((s) => s.trim())
+            .filter((s) => s.length > 0)
+            .map((text) => {
+            let parsed;
+            try {
+                parsed = URL.parse(text);
+            }
+            catch (error) {
+                throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `${where}: url=${text} is not a valid URL: ${error.message}`, {
+                    cause: error,
+                });
+            }
+            if (parsed.protocol === '') {
+                throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `${where}: url=${text} has no protocol (e.g. tri://127.0.0.1:50051).`);
+            }
+            const withPath = parsed.path === '' ? parsed.withPath(service.name) : parsed;
+            return withPath.addParameters(new Map(consumerParams)).addParameter('side', 'consumer');
+        });
+    }
+}
+function joinList(list) {
+    if (list === undefined)
+        return undefined;
+    return typeof list === 'string' ? list : list.join(',');
+}
+function localHost() {
+    try {
+        return hostname() || '127.0.0.1';
+    }
+    catch {
+        return '127.0.0.1';
+    }
+}
+//# sourceMappingURL=weft-application.js.map

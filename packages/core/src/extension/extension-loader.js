@@ -1,0 +1,613 @@
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { selectActivated } from './activate.js';
+import { createAdaptiveExtension } from './adaptive.js';
+import { getActivateMetadata, getSpiMetadata, getWrapperMetadata, isAdaptiveClass, normalizeActivate, normalizeWrapper, } from './decorators.js';
+import { describeError, ExtensionError, ExtensionErrorCode } from './extension-error.js';
+import { getDependencies } from './injector.js';
+import { assertExtensionName, closestName, splitCommaList } from './names.js';
+/**
+ * Finds, creates and caches the extensions of one extension point within one scope.
+ *
+ * @remarks
+ * **Loading model.** Manifest entries are known from discovery without importing code. `await load()` imports
+ * every entry of this point once (in parallel), checks each class extends the SPI class, records failures,
+ * and loads the extension points its classes inject, transitively. After that every lookup is synchronous:
+ * `getExtension` on a created name is one `Map` lookup, and `getActivateExtensions` is cached per URL object,
+ * key and group. A lookup before `load()` throws `ERR_SPI_NOT_LOADED` (a point no package contributes to
+ * needs no load). `load()` rejects when any manifest entry is invalid, duplicated or fails to import — the
+ * rest of the point stays usable, and a later lookup of the broken name reports what went wrong.
+ *
+ * **Instances** are singletons per scope, built through the scope's tsyringe container; two names mapped to
+ * one class share the unwrapped instance. Wrappers apply around every extension they match, the smallest
+ * `order` outermost.
+ *
+ * @example
+ * ```ts
+ * const loader = app.getExtensionLoader(Filter);
+ * await loader.load();
+ * const tps = loader.getExtension('tps');
+ * const chain = loader.getActivateExtensions(url, 'service.filter', 'provider');
+ * ```
+ */
+export class ExtensionLoader {
+    spi;
+    host;
+    /** The extension point's metadata (id, default name, scope, adaptive methods). */
+    point;
+    extensions = new Map();
+    classNames = new Map();
+    wrappers = [];
+    adaptiveDefinition;
+    /** Names claimed twice: the message explaining by whom. */
+    duplicates = new Map();
+    /** Recorded load failures by name. */
+    failures = new Map();
+    instances = new Map();
+    bareInstances = new Map();
+    rawByClass = new Map();
+    adaptiveInstance;
+    adaptiveError;
+    activateCache = new WeakMap();
+    candidates;
+    loaded;
+    loading;
+    /** @internal Created by a scope: use `scope.getExtensionLoader(Spi)`. */
+    constructor(
+    /** The extension point's abstract class. */
+    spi, host) {
+        this.spi = spi;
+        this.host = host;
+        this.point = getSpiMetadata(spi);
+        this.loaded = host.manifestRecords(this.point.id).length === 0 && host.discoveryProblems(this.point.id).length === 0;
+    }
+    /** Whether `load()` has completed (or there was nothing to load). */
+    get isLoaded() {
+        return this.loaded;
+    }
+    /**
+     * Imports every manifest entry of this extension point, and the extension points its classes inject.
+     *
+     * @remarks Idempotent and safe to call concurrently: the work happens once.
+     * @throws `ERR_SPI_INVALID_MANIFEST`, `ERR_SPI_DUPLICATE_NAME`, `ERR_SPI_LOAD_FAILED` or `ERR_SPI_NOT_SUBCLASS`,
+     * listing every problem of the point (the problems' own codes are on `cause`).
+     */
+    load() {
+        this.host.assertAlive();
+        if (this.loading === undefined) {
+            this.loading = this.loaded ? this.loadDependenciesOf(this.allClasses()) : this.doLoad();
+        }
+        return this.loading;
+    }
+    async doLoad() {
+        const problems = [];
+        for (const problem of this.host.discoveryProblems(this.point.id)) {
+            problems.push(new ExtensionError(ExtensionErrorCode.INVALID_MANIFEST, `Invalid manifest ${problem.file}: ${problem.message}`));
+        }
+        const records = this.host.manifestRecords(this.point.id);
+        const firstByName = new Map();
+        const accepted = [];
+        for (const record of records) {
+            const previous = firstByName.get(record.entry.name);
+            if (previous === undefined) {
+                firstByName.set(record.entry.name, record);
+                accepted.push(record);
+                continue;
+            }
+            const message = `Extension name "${record.entry.name}" of ${this.point.id} is declared twice: by ${describeRecord(previous)} ` +
+                `and by ${describeRecord(record)}. Uninstall one of the two packages, or rename the extension in one of them.`;
+            this.duplicates.set(record.entry.name, message);
+            problems.push(new ExtensionError(ExtensionErrorCode.DUPLICATE_NAME, message));
+        }
+        const classes = await Promise.all(accepted.map((record) => this.importRecord(record)));
+        const loadedClasses = [];
+        for (let i = 0; i < accepted.length; i++) {
+            const record = accepted[i];
+            const outcome = classes[i];
+            if (outcome instanceof ExtensionError) {
+                this.failures.set(record.entry.name, outcome);
+                problems.push(outcome);
+                continue;
+            }
+            if (this.duplicates.has(record.entry.name))
+                continue;
+            try {
+                this.registerFromManifest(record, outcome);
+                loadedClasses.push(outcome);
+            }
+            catch (error) {
+                const failure = error;
+                this.failures.set(record.entry.name, failure);
+                problems.push(failure);
+            }
+        }
+        this.invalidate();
+        this.loaded = true;
+        problems.push(...(await this.dependencyProblems(loadedClasses)));
+        if (problems.length > 0) {
+            const first = problems[0];
+            throw new ExtensionError(first.code, problems.length === 1
+                ? first.message
+                : `${problems.length} problems loading extension point ${this.point.id} in ${this.host.description}:\n` +
+                    problems.map((p, i) => `  (${i + 1}) [${p.code}] ${p.message}`).join('\n'), { cause: problems.length === 1 ? first.cause ?? first : problems });
+        }
+    }
+    /** Loads the extension points the given classes inject; throws the first problem. */
+    async loadDependenciesOf(classes) {
+        const problems = await this.dependencyProblems(classes);
+        if (problems.length > 0)
+            throw problems[0];
+    }
+    /** Loads the extension points the given classes inject, returning the problems met. */
+    async dependencyProblems(classes) {
+        const problems = [];
+        const points = new Set();
+        for (const cls of classes) {
+            for (const dependency of getDependencies(cls)) {
+                if (dependency === undefined || dependency.kind === 'wrapped' || dependency.kind === 'service')
+                    continue;
+                if (dependency.spi !== this.spi)
+                    points.add(dependency.spi);
+            }
+        }
+        for (const spi of points) {
+            try {
+                await this.host.getExtensionLoader(spi).load();
+            }
+            catch (error) {
+                problems.push(error instanceof ExtensionError
+                    ? error
+                    : new ExtensionError(ExtensionErrorCode.LOAD_FAILED, describeError(error), { cause: error }));
+            }
+        }
+        return problems;
+    }
+    allClasses() {
+        const out = [...this.extensions.values()].map((d) => d.cls);
+        for (const w of this.wrappers)
+            out.push(w.cls);
+        if (this.adaptiveDefinition !== undefined)
+            out.push(this.adaptiveDefinition.cls);
+        return out;
+    }
+    async importRecord(record) {
+        const { entry, pkg } = record;
+        const file = join(pkg.dir, entry.module);
+        let mod;
+        try {
+            mod = (await import(pathToFileURL(file).href));
+        }
+        catch (error) {
+            return new ExtensionError(ExtensionErrorCode.LOAD_FAILED, `Cannot load extension "${entry.name}" of ${this.point.id} from ${describeRecord(record)}: importing ${file} failed: ` +
+                `${describeError(error)}. Is the package built, and is "module" in its manifest right?`, { cause: error });
+        }
+        const cls = mod[entry.exportName];
+        if (typeof cls !== 'function') {
+            const exported = Object.keys(mod).filter((k) => typeof mod[k] === 'function');
+            return new ExtensionError(ExtensionErrorCode.LOAD_FAILED, `Cannot load extension "${entry.name}" of ${this.point.id} from ${describeRecord(record)}: ${entry.module} has no ` +
+                `exported class "${entry.exportName}" (it exports: ${exported.join(', ') || 'no classes'}).`);
+        }
+        return cls;
+    }
+    registerFromManifest(record, cls) {
+        const { entry } = record;
+        this.assertSubclass(cls, `extension "${entry.name}" from ${describeRecord(record)}`);
+        const source = { kind: 'manifest', record };
+        const where = `${describeRecord(record)}, entry "${entry.name}"`;
+        if (entry.kind === 'adaptive') {
+            this.setAdaptive(entry.name, cls, source);
+            return;
+        }
+        if (entry.kind === 'wrapper') {
+            const declared = getWrapperMetadata(cls);
+            if (declared !== undefined && !sameJson(declared, entry.wrapper)) {
+                throw mismatch(where, '@Wrapper', declared, entry.wrapper);
+            }
+            this.wrappers.push({ name: entry.name, cls, wrapper: entry.wrapper, source });
+            return;
+        }
+        const declared = getActivateMetadata(cls);
+        if (declared !== undefined && !sameJson(declared, entry.activate)) {
+            throw mismatch(where, '@Activate', declared, entry.activate);
+        }
+        this.extensions.set(entry.name, { name: entry.name, cls, activate: entry.activate, source });
+        if (!this.classNames.has(cls))
+            this.classNames.set(cls, entry.name);
+    }
+    setAdaptive(name, cls, source) {
+        if (this.adaptiveDefinition !== undefined && this.adaptiveDefinition.cls !== cls) {
+            throw new ExtensionError(ExtensionErrorCode.DUPLICATE_NAME, `More than one adaptive class for ${this.point.id}: ${this.adaptiveDefinition.cls.name} (${describeSource(this.adaptiveDefinition.source)}) ` +
+                `and ${cls.name} (${describeSource(source)}). Keep one.`);
+        }
+        this.adaptiveDefinition = { name, cls, source };
+    }
+    assertSubclass(cls, what) {
+        if (cls.prototype instanceof this.spi)
+            return;
+        let hint = '';
+        for (let proto = Object.getPrototypeOf(cls); proto !== null && proto !== Function.prototype; proto = Object.getPrototypeOf(proto)) {
+            if (getSpiMetadata(proto)?.id === this.point.id) {
+                hint =
+                    ` It extends a different copy of ${this.point.className} — two copies of the package defining ${this.point.id} ` +
+                        `(usually @weft/core) are installed; run "npm ls @weft/core" and dedupe.`;
+                break;
+            }
+        }
+        throw new ExtensionError(ExtensionErrorCode.NOT_SUBCLASS, `${what}: class ${cls.name || '(anonymous)'} does not extend ${this.point.className} (${this.point.id}).${hint}`);
+    }
+    /**
+     * Registers an extension, wrapper or adaptive class programmatically (for applications and tests).
+     *
+     * @remarks The class's `@Activate`, `@Wrapper` and `@Adaptive` decorators say what it is, unless `options`
+     * does. Registering clears cached activation results; wrappers added later apply to extensions created later.
+     * @throws `ERR_SPI_DUPLICATE_NAME` when the name exists, `ERR_SPI_INVALID_NAME`, `ERR_SPI_NOT_SUBCLASS`.
+     */
+    addExtension(name, cls, options = {}) {
+        this.host.assertAlive();
+        assertExtensionName(name, `addExtension() on ${this.point.id}`);
+        this.assertSubclass(cls, `addExtension("${name}") on ${this.point.id}`);
+        const source = { kind: 'programmatic' };
+        const existing = this.extensions.get(name) ?? this.wrappers.find((w) => w.name === name);
+        if (existing !== undefined || this.duplicates.has(name)) {
+            throw new ExtensionError(ExtensionErrorCode.DUPLICATE_NAME, `Extension name "${name}" already exists for ${this.point.id}` +
+                (existing !== undefined ? ` (class ${existing.cls.name}, ${describeSource(existing.source)})` : '') +
+                '. Choose another name, or use replaceExtension().');
+        }
+        if (options.adaptive ?? isAdaptiveClass(cls)) {
+            this.setAdaptive(name, cls, source);
+            this.adaptiveInstance = undefined;
+            this.adaptiveError = undefined;
+        }
+        else if (options.wrapper !== undefined && options.wrapper !== false ? true : getWrapperMetadata(cls) !== undefined) {
+            const wrapper = typeof options.wrapper === 'object'
+                ? normalizeWrapper(options.wrapper, `addExtension("${name}")`)
+                : (getWrapperMetadata(cls) ?? normalizeWrapper({}, `addExtension("${name}")`));
+            this.wrappers.push({ name, cls, wrapper, source });
+            this.instances.clear();
+        }
+        else {
+            const activate = options.activate !== undefined ? normalizeActivate(options.activate, `addExtension("${name}")`) : getActivateMetadata(cls);
+            this.extensions.set(name, { name, cls, activate, source });
+            if (!this.classNames.has(cls))
+                this.classNames.set(cls, name);
+        }
+        this.invalidate();
+        return this;
+    }
+    /**
+     * Replaces the class registered under an existing name, dropping its cached instances.
+     * @throws `ERR_SPI_NOT_FOUND` when the name is not registered.
+     */
+    replaceExtension(name, cls, options = {}) {
+        this.host.assertAlive();
+        const existing = this.extensions.get(name);
+        if (existing === undefined)
+            throw this.notFound(name);
+        this.assertSubclass(cls, `replaceExtension("${name}") on ${this.point.id}`);
+        const activate = options.activate !== undefined ? normalizeActivate(options.activate, `replaceExtension("${name}")`) : getActivateMetadata(cls);
+        this.extensions.set(name, { name, cls, activate, source: { kind: 'programmatic' } });
+        if (!this.classNames.has(cls))
+            this.classNames.set(cls, name);
+        this.instances.clear();
+        this.bareInstances.delete(name);
+        this.rawByClass.delete(existing.cls);
+        this.invalidate();
+        return this;
+    }
+    invalidate() {
+        this.candidates = undefined;
+        this.activateCache = new WeakMap();
+        this.wrappers.sort((a, b) => a.wrapper.order - b.wrapper.order || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    }
+    /**
+     * Returns the extension registered under `name`, wrapped by the point's wrappers unless `wrap` is false.
+     *
+     * @remarks `"default"` and `"true"` mean the default extension. Singleton per scope; after the first call
+     * for a name, a call is one `Map` lookup.
+     * @throws `ERR_SPI_NOT_FOUND` (listing what is available and any recorded load failure for the name),
+     * `ERR_SPI_DUPLICATE_NAME`, `ERR_SPI_NOT_LOADED`, `ERR_SPI_INSTANTIATION_FAILED`, `ERR_SPI_CYCLE`.
+     */
+    getExtension(name, wrap = true) {
+        if (wrap) {
+            const hit = this.instances.get(name);
+            if (hit !== undefined)
+                return hit;
+        }
+        return this.createExtension(name, wrap);
+    }
+    createExtension(requested, wrap) {
+        this.host.assertAlive();
+        if (typeof requested !== 'string' || requested.trim() === '') {
+            throw new ExtensionError(ExtensionErrorCode.INVALID_NAME, `Extension name of ${this.point.id} must be a non-empty string (got ${JSON.stringify(requested)}).`);
+        }
+        let name = requested;
+        if (name === 'true' || name === 'default') {
+            if (this.point.defaultName === undefined) {
+                throw new ExtensionError(ExtensionErrorCode.NOT_FOUND, `Extension point ${this.point.id} has no default extension, so "${requested}" names nothing. ` +
+                    `Name one of: ${this.describeAvailable()}.`);
+            }
+            name = this.point.defaultName;
+        }
+        this.assertLoaded();
+        const duplicate = this.duplicates.get(name);
+        if (duplicate !== undefined)
+            throw new ExtensionError(ExtensionErrorCode.DUPLICATE_NAME, duplicate);
+        const definition = this.extensions.get(name);
+        if (definition === undefined)
+            throw this.notFound(name);
+        const cache = wrap ? this.instances : this.bareInstances;
+        const existing = cache.get(name);
+        if (existing !== undefined) {
+            cache.set(requested, existing);
+            return existing;
+        }
+        const what = `extension "${name}" of ${this.point.id} (class ${definition.cls.name}, ${describeSource(definition.source)})`;
+        let instance = this.rawByClass.get(definition.cls);
+        if (instance === undefined) {
+            instance = this.instantiate(definition.cls, `${this.point.id}#${name}`, what);
+            this.rawByClass.set(definition.cls, instance);
+        }
+        if (wrap) {
+            for (let i = this.wrappers.length - 1; i >= 0; i--) {
+                const w = this.wrappers[i];
+                if (!wrapperApplies(w.wrapper, name))
+                    continue;
+                instance = this.instantiate(w.cls, `${this.point.id}#${name}<${w.name}>`, `wrapper "${w.name}" (class ${w.cls.name}, ${describeSource(w.source)}) around ${what}`, instance);
+            }
+        }
+        cache.set(name, instance);
+        if (requested !== name)
+            cache.set(requested, instance);
+        return instance;
+    }
+    instantiate(cls, key, what, wrapped) {
+        const stack = this.host.resolutionStack;
+        const at = stack.indexOf(key);
+        if (at >= 0) {
+            throw new ExtensionError(ExtensionErrorCode.CYCLE, `Dependency cycle: ${[...stack.slice(at), key].join(' → ')}. Break it by injecting the adaptive extension or the ` +
+                `loader (@InjectAdaptive / @InjectLoader), which resolve lazily.`);
+        }
+        stack.push(key);
+        try {
+            return this.host.injector.instantiate(cls, what, (dependency) => this.resolveDependency(dependency), wrapped);
+        }
+        finally {
+            stack.pop();
+        }
+    }
+    resolveDependency(dependency) {
+        if (dependency.kind === 'wrapped' || dependency.kind === 'service')
+            return undefined;
+        const loader = dependency.spi === this.spi ? this : this.host.getExtensionLoader(dependency.spi);
+        switch (dependency.kind) {
+            case 'extension':
+                return loader.getExtension(dependency.name);
+            case 'adaptive':
+                return loader.getAdaptiveExtension();
+            case 'loader':
+                return loader;
+        }
+    }
+    /** The default extension, or `undefined` when the point declares no default. */
+    getDefaultExtension() {
+        return this.point.defaultName === undefined ? undefined : this.getExtension(this.point.defaultName);
+    }
+    /** The default extension name, if any. */
+    getDefaultExtensionName() {
+        return this.point.defaultName;
+    }
+    /** The named extension when registered, else the default. */
+    getOrDefaultExtension(name) {
+        return name !== undefined && name !== '' && this.hasExtension(name) ? this.getExtension(name) : this.getDefaultExtension();
+    }
+    /** The already-created (wrapped) instance for `name`, without creating it. */
+    getLoadedExtension(name) {
+        return this.instances.get(name);
+    }
+    /** Whether an extension is registered under `name` (wrappers and adaptive classes are not named extensions). */
+    hasExtension(name) {
+        this.host.assertAlive();
+        this.assertLoaded();
+        return this.extensions.has(name) && !this.duplicates.has(name);
+    }
+    /** The registered extension names, sorted. */
+    getSupportedExtensions() {
+        this.host.assertAlive();
+        this.assertLoaded();
+        return [...this.extensions.keys()].filter((n) => !this.duplicates.has(n)).sort();
+    }
+    /** The names whose (wrapped) instances have been created, sorted. */
+    getLoadedExtensions() {
+        return [...this.instances.keys()].filter((n) => this.extensions.has(n)).sort();
+    }
+    /** The first name under which an extension class (or an instance of it) is registered. */
+    getExtensionName(extension) {
+        const cls = typeof extension === 'function' ? extension : extension.constructor;
+        return this.classNames.get(cls);
+    }
+    /** Where the named extension came from (package and manifest, or programmatic). */
+    getExtensionSource(name) {
+        return this.extensions.get(name)?.source;
+    }
+    /** The activation metadata of a named extension. */
+    getActivateMetadata(name) {
+        return this.extensions.get(name)?.activate;
+    }
+    /**
+     * Returns the adaptive extension: the registered `@Adaptive` class, or one generated from the point's
+     * adaptive methods that picks the extension per call from the URL.
+     * @throws `ERR_SPI_ADAPTIVE_FAILED` when the point has neither (the error is kept and rethrown on every call).
+     */
+    getAdaptiveExtension() {
+        if (this.adaptiveInstance !== undefined)
+            return this.adaptiveInstance;
+        if (this.adaptiveError !== undefined)
+            throw this.adaptiveError;
+        this.host.assertAlive();
+        this.assertLoaded();
+        try {
+            const definition = this.adaptiveDefinition;
+            this.adaptiveInstance =
+                definition !== undefined
+                    ? this.instantiate(definition.cls, `${this.point.id}#<adaptive>`, `adaptive class ${definition.cls.name} of ${this.point.id} (${describeSource(definition.source)})`)
+                    : createAdaptiveExtension(this.spi, this.point, (name) => this.getExtension(name));
+            return this.adaptiveInstance;
+        }
+        catch (error) {
+            this.adaptiveError =
+                error instanceof ExtensionError
+                    ? error
+                    : new ExtensionError(ExtensionErrorCode.ADAPTIVE_FAILED, describeError(error), { cause: error });
+            throw this.adaptiveError;
+        }
+    }
+    /**
+     * Returns the extensions to activate for a URL, in chain order.
+     *
+     * @param url - the URL whose parameters decide (value conditions, the names list).
+     * @param keyOrValues - a URL key holding a comma list of names (e.g. `service.filter`), or the list itself.
+     * @param group - only extensions activated in this group (`provider`, `consumer`); none: every group.
+     * @remarks Dubbo 3.x selection (see `docs/guide/writing-an-extension.md`): automatic activation by group and
+     * URL keys, the names list with `default` placement, `-name` and `-default` removal, explicit names included
+     * even without `@Activate`; ordered by `order`, `before`/`after` constraints, then name. The result is frozen
+     * and cached per URL object, key and group.
+     * @throws `ERR_SPI_CYCLE` when before/after constraints form a cycle.
+     */
+    getActivateExtensions(url, keyOrValues, group) {
+        let perUrl = this.activateCache.get(url);
+        const keySpec = keyOrValues === undefined ? '' : typeof keyOrValues === 'string' ? `k${keyOrValues}` : `v${JSON.stringify(keyOrValues)}`;
+        const groupKey = group ?? '';
+        const hit = perUrl?.get(keySpec)?.get(groupKey);
+        if (hit !== undefined)
+            return hit;
+        this.host.assertAlive();
+        this.assertLoaded();
+        let values;
+        if (typeof keyOrValues === 'string') {
+            const raw = url.getParameter(keyOrValues);
+            values = raw === undefined || raw === '' ? undefined : splitCommaList(raw);
+        }
+        else {
+            values = keyOrValues;
+        }
+        const names = selectActivated(this.point.id, this.activateCandidates(), url, values, group);
+        const result = Object.freeze(names.map((n) => this.getExtension(n)));
+        if (perUrl === undefined)
+            this.activateCache.set(url, (perUrl = new Map()));
+        let perKey = perUrl.get(keySpec);
+        if (perKey === undefined)
+            perUrl.set(keySpec, (perKey = new Map()));
+        perKey.set(groupKey, result);
+        return result;
+    }
+    /**
+     * Explains activation: the names `getActivateExtensions` would return, in order, without creating instances.
+     *
+     * @remarks Same arguments and rules as {@link ExtensionLoader.getActivateExtensions}; not cached. Tools
+     * (`weft explain`) and plugin tests use it to assert activation.
+     */
+    selectActivateNames(url, keyOrValues, group) {
+        this.assertLoaded();
+        let values;
+        if (typeof keyOrValues === 'string') {
+            const raw = url.getParameter(keyOrValues);
+            values = raw === undefined || raw === '' ? undefined : splitCommaList(raw);
+        }
+        else {
+            values = keyOrValues;
+        }
+        return selectActivated(this.point.id, this.activateCandidates(), url, values, group);
+    }
+    activateCandidates() {
+        if (this.candidates === undefined) {
+            this.candidates = [...this.extensions.values()]
+                .filter((d) => !this.duplicates.has(d.name))
+                .map((d) => ({ name: d.name, activate: d.activate }));
+        }
+        return this.candidates;
+    }
+    /**
+     * Calls `destroy()` on every instance created by this loader (outermost wrappers and bare instances), once
+     * each; errors are logged, never thrown.
+     * @internal Called by the owning scope.
+     */
+    destroyInstances() {
+        const seen = new Set();
+        const all = [...this.instances.values(), ...this.bareInstances.values()];
+        // A generated adaptive extension only dispatches; a hand-written adaptive class may own resources.
+        if (this.adaptiveInstance !== undefined && this.adaptiveDefinition !== undefined)
+            all.push(this.adaptiveInstance);
+        for (const instance of all.reverse()) {
+            if (seen.has(instance))
+                continue;
+            seen.add(instance);
+            const destroy = instance?.destroy;
+            if (typeof destroy === 'function') {
+                try {
+                    const out = destroy.call(instance);
+                    if (out instanceof Promise)
+                        out.catch((e) => this.host.warn(`destroy() of ${this.point.id} extension failed`, e));
+                }
+                catch (error) {
+                    this.host.warn(`destroy() of ${this.point.id} extension failed`, error);
+                }
+            }
+        }
+        this.instances.clear();
+        this.bareInstances.clear();
+        this.rawByClass.clear();
+        this.adaptiveInstance = undefined;
+        this.adaptiveError = undefined;
+        // Cached lookups must not outlive the scope: the next lookup takes the slow path, which refuses.
+        this.activateCache = new WeakMap();
+    }
+    assertLoaded() {
+        if (!this.loaded) {
+            throw new ExtensionError(ExtensionErrorCode.NOT_LOADED, `Extension point ${this.point.id} is not loaded in ${this.host.description}: its ` +
+                `${this.host.manifestRecords(this.point.id).length} manifest entries must be imported (and its ` +
+                `${this.host.discoveryProblems(this.point.id).length} manifest problems reported) first. ` +
+                `Call "await scope.loadExtensions(${this.point.className})" (or start the application) before looking up extensions.`);
+        }
+    }
+    describeAvailable() {
+        const names = [...this.extensions.keys()].filter((n) => !this.duplicates.has(n)).sort();
+        return names.length > 0 ? names.join(', ') : '(none)';
+    }
+    notFound(name) {
+        const parts = [`No extension "${name}" of ${this.point.id} in ${this.host.description}.`];
+        parts.push(`Available: ${this.describeAvailable()}.`);
+        const failure = this.failures.get(name);
+        if (failure !== undefined) {
+            parts.push(`It was declared but failed to load: ${failure.message}`);
+        }
+        else {
+            const suggestion = closestName(name, this.extensions.keys());
+            if (suggestion !== undefined)
+                parts.push(`Did you mean "${suggestion}"?`);
+            parts.push(`If "${name}" comes from a plugin package, install it (npm install <package>) as a dependency of the ` +
+                `application, so that its META-INF/weft/${this.point.id}.json manifest is discovered.`);
+            const missing = this.host.discoveryProblems(undefined).map((p) => p.message);
+            if (missing.length > 0) {
+                parts.push(`Discovery also reported: ${missing.slice(0, 3).join('; ')}${missing.length > 3 ? `; and ${missing.length - 3} more` : ''}.`);
+            }
+        }
+        return new ExtensionError(ExtensionErrorCode.NOT_FOUND, parts.join(' '), failure !== undefined ? { cause: failure } : undefined);
+    }
+}
+function wrapperApplies(wrapper, name) {
+    return (wrapper.matches.length === 0 || wrapper.matches.includes(name)) && !wrapper.mismatches.includes(name);
+}
+function describeRecord(record) {
+    return `package ${record.pkg.name}@${record.pkg.version} (${record.manifestPath})`;
+}
+function describeSource(source) {
+    return source.kind === 'manifest' ? `from ${describeRecord(source.record)}` : 'added programmatically';
+}
+function sameJson(a, b) {
+    return JSON.stringify(a) === JSON.stringify(b);
+}
+function mismatch(where, decorator, declared, manifest) {
+    return new ExtensionError(ExtensionErrorCode.INVALID_MANIFEST, `${where}: the class's ${decorator} says ${JSON.stringify(declared)} but the manifest says ${JSON.stringify(manifest ?? null)}. ` +
+        `The manifest is what tools read without importing code; make the two agree.`);
+}
+//# sourceMappingURL=extension-loader.js.map

@@ -1,0 +1,178 @@
+import { normalizeActivate, normalizeWrapper, } from './decorators.js';
+import { extensionNameProblem } from './names.js';
+const ENTRY_KEYS = new Set(['module', 'export', 'description', 'activate', 'wrapper', 'adaptive']);
+const ACTIVATE_KEYS = new Set(['group', 'value', 'order', 'before', 'after']);
+const WRAPPER_KEYS = new Set(['order', 'matches', 'mismatches']);
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+/**
+ * Parses and validates the text of a manifest against the manifest schema.
+ *
+ * @remarks
+ * The schema is `@weft/core/manifest.schema.json`, documented in `docs/reference/manifest.md`. Parsing never
+ * copies keys onto ordinary objects, so a manifest containing `__proto__` cannot pollute prototypes (and is
+ * rejected: it is not a valid extension name). Every problem is reported, not just the first.
+ *
+ * @example
+ * ```ts
+ * const { entries, problems } = parseManifest('{"tps":{"module":"./dist/tps.js","export":"TpsLimitFilter"}}');
+ * ```
+ */
+export function parseManifest(text) {
+    let json;
+    try {
+        json = JSON.parse(text);
+    }
+    catch (error) {
+        return { entries: [], problems: [`not valid JSON (${error.message})`] };
+    }
+    const problems = [];
+    if (!isPlainObject(json)) {
+        return { entries: [], problems: ['the manifest must be a JSON object mapping extension names to entries'] };
+    }
+    const entries = [];
+    let adaptiveCount = 0;
+    for (const name of Object.keys(json)) {
+        const value = json[name];
+        if (name === '$schema') {
+            if (typeof value !== 'string')
+                problems.push('/$schema: must be a string');
+            continue;
+        }
+        const at = `/${escapePointer(name)}`;
+        const nameProblem = extensionNameProblem(name);
+        if (nameProblem !== undefined) {
+            problems.push(`${at}: ${nameProblem}`);
+            continue;
+        }
+        const entry = parseEntry(name, value, at, problems);
+        if (entry !== undefined) {
+            if (entry.kind === 'adaptive' && ++adaptiveCount > 1) {
+                problems.push(`${at}: more than one adaptive class in one manifest`);
+                continue;
+            }
+            entries.push(entry);
+        }
+    }
+    return { entries: problems.length === 0 ? entries : [], problems };
+}
+function parseEntry(name, value, at, problems) {
+    if (!isPlainObject(value)) {
+        problems.push(`${at}: must be an object like {"module": "./dist/x.js", "export": "X"}`);
+        return undefined;
+    }
+    const before = problems.length;
+    for (const key of Object.keys(value)) {
+        if (!ENTRY_KEYS.has(key))
+            problems.push(`${at}/${escapePointer(key)}: unknown property (allowed: ${[...ENTRY_KEYS].join(', ')})`);
+    }
+    const module = value['module'];
+    if (typeof module !== 'string') {
+        problems.push(`${at}/module: required, a path relative to the package such as "./dist/x.js"`);
+    }
+    else {
+        const problem = modulePathProblem(module);
+        if (problem !== undefined)
+            problems.push(`${at}/module: ${problem}`);
+    }
+    const exportName = value['export'] === undefined ? 'default' : value['export'];
+    if (typeof exportName !== 'string' || !(exportName === 'default' || IDENTIFIER.test(exportName))) {
+        problems.push(`${at}/export: must be the name of an export of the module (an identifier)`);
+    }
+    const description = value['description'];
+    if (description !== undefined && typeof description !== 'string')
+        problems.push(`${at}/description: must be a string`);
+    const isAdaptive = value['adaptive'];
+    if (isAdaptive !== undefined && isAdaptive !== true)
+        problems.push(`${at}/adaptive: only the value true is allowed`);
+    const wrapperRaw = value['wrapper'];
+    if (wrapperRaw !== undefined && wrapperRaw !== true && !isPlainObject(wrapperRaw)) {
+        problems.push(`${at}/wrapper: must be true or an object {order, matches, mismatches}`);
+    }
+    const activateRaw = value['activate'];
+    if (activateRaw !== undefined && !isPlainObject(activateRaw)) {
+        problems.push(`${at}/activate: must be an object {group, value, order, before, after}`);
+    }
+    const kinds = [isAdaptive !== undefined, wrapperRaw !== undefined, activateRaw !== undefined].filter(Boolean).length;
+    if (kinds > 1)
+        problems.push(`${at}: "adaptive", "wrapper" and "activate" are mutually exclusive`);
+    let activate;
+    if (isPlainObject(activateRaw)) {
+        checkKeys(activateRaw, ACTIVATE_KEYS, `${at}/activate`, problems);
+        checkStringOrList(activateRaw['group'], `${at}/activate/group`, problems);
+        checkStringOrList(activateRaw['value'], `${at}/activate/value`, problems);
+        checkNameList(activateRaw['before'], `${at}/activate/before`, problems);
+        checkNameList(activateRaw['after'], `${at}/activate/after`, problems);
+        checkOrder(activateRaw['order'], `${at}/activate/order`, problems);
+        if (problems.length === before)
+            activate = normalizeActivate(activateRaw, `${at}/activate`);
+    }
+    let wrapper;
+    if (wrapperRaw === true) {
+        wrapper = normalizeWrapper({}, `${at}/wrapper`);
+    }
+    else if (isPlainObject(wrapperRaw)) {
+        checkKeys(wrapperRaw, WRAPPER_KEYS, `${at}/wrapper`, problems);
+        checkNameList(wrapperRaw['matches'], `${at}/wrapper/matches`, problems);
+        checkNameList(wrapperRaw['mismatches'], `${at}/wrapper/mismatches`, problems);
+        checkOrder(wrapperRaw['order'], `${at}/wrapper/order`, problems);
+        if (problems.length === before)
+            wrapper = normalizeWrapper(wrapperRaw, `${at}/wrapper`);
+    }
+    if (problems.length > before)
+        return undefined;
+    return Object.freeze({
+        name,
+        kind: isAdaptive === true ? 'adaptive' : wrapper !== undefined ? 'wrapper' : 'extension',
+        module: module,
+        exportName: exportName,
+        description: description,
+        activate,
+        wrapper,
+    });
+}
+/** Why a manifest module path is unsafe or malformed, or `undefined`. @internal */
+export function modulePathProblem(path) {
+    if (!path.startsWith('./'))
+        return `"${path}" must start with "./" (a path inside the package)`;
+    if (path.includes('\\'))
+        return `"${path}" must use forward slashes`;
+    if (path.split('/').some((segment) => segment === '..'))
+        return `"${path}" must not leave the package ("..")`;
+    if (path.includes('\0') || /[?#]/.test(path))
+        return `"${path}" must be a plain file path`;
+    if (!/\.(m?js|cjs)$/.test(path))
+        return `"${path}" must name a JavaScript file (.js, .mjs or .cjs)`;
+    return undefined;
+}
+function checkKeys(obj, allowed, at, problems) {
+    for (const key of Object.keys(obj)) {
+        if (!allowed.has(key))
+            problems.push(`${at}/${escapePointer(key)}: unknown property (allowed: ${[...allowed].join(', ')})`);
+    }
+}
+function checkStringOrList(value, at, problems) {
+    if (value === undefined || typeof value === 'string')
+        return;
+    if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) {
+        problems.push(`${at}: must be a string or an array of strings`);
+    }
+}
+function checkNameList(value, at, problems) {
+    if (value === undefined)
+        return;
+    if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) {
+        problems.push(`${at}: must be an array of extension names`);
+    }
+}
+function checkOrder(value, at, problems) {
+    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) {
+        problems.push(`${at}: must be a number`);
+    }
+}
+function isPlainObject(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function escapePointer(key) {
+    return key.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+//# sourceMappingURL=manifest.js.map

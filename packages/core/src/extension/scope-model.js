@@ -1,0 +1,147 @@
+import { safeLog } from '../common/logger.js';
+import { requireSpiMetadata } from './decorators.js';
+import { ExtensionError, ExtensionErrorCode } from './extension-error.js';
+import { ExtensionLoader } from './extension-loader.js';
+import { Injector } from './injector.js';
+/**
+ * A scope that owns extension loaders, their singleton instances and a tsyringe container.
+ *
+ * @remarks
+ * Scopes form a chain: an {@link ApplicationModel} is a child of a {@link FrameworkModel}. An extension point
+ * declared with `scope: 'framework'` has one loader in the framework, shared by its applications; one with
+ * `scope: 'application'` (the default) has a loader per application. Nothing is cached at module level:
+ * two frameworks — or two applications — in one process share no state.
+ *
+ * @example
+ * ```ts
+ * const framework = FrameworkModel.create({ root: process.cwd() });
+ * const app = framework.newApplication('orders');
+ * await app.loadExtensions(Filter);
+ * const filters = app.getExtensionLoader(Filter).getSupportedExtensions();
+ * await framework.destroy();
+ * ```
+ */
+export class ScopeModel {
+    parent;
+    /** @internal */
+    injector;
+    /** The logger of this scope (also injectable as `Logger`). */
+    logger;
+    loaders = new Map();
+    destroyHooks = [];
+    destroyed = false;
+    ownStack = [];
+    constructor(
+    /** The parent scope, if any. */
+    parent, logger) {
+        this.parent = parent;
+        this.logger = logger;
+        this.injector = new Injector(parent?.injector);
+    }
+    /** Registers this scope and its logger as injectable services; called by subclass constructors. */
+    registerSelf(token, logger) {
+        this.injector.registerValue(token, this);
+        this.injector.registerValue(logger, this.logger);
+    }
+    /** @internal The resolution stack shared by the whole scope chain. */
+    get resolutionStack() {
+        return this.parent?.resolutionStack ?? this.ownStack;
+    }
+    /** Whether `destroy()` has run. */
+    get isDestroyed() {
+        return this.destroyed;
+    }
+    /** @internal */
+    manifestRecords(pointId) {
+        return this.index.records.get(pointId) ?? [];
+    }
+    /** @internal */
+    discoveryProblems(pointId) {
+        return this.index.problems.filter((p) => p.pointId === pointId);
+    }
+    /** @internal */
+    warn(message, error) {
+        safeLog(this.logger, 'warn', message, error);
+    }
+    /** @internal */
+    assertAlive() {
+        if (this.destroyed) {
+            throw new ExtensionError(ExtensionErrorCode.DESTROYED, `${this.description} has been destroyed; create a new one.`);
+        }
+    }
+    /**
+     * The loader of an extension point, owned by this scope or (for framework points) by its framework.
+     *
+     * @throws `ERR_SPI_NOT_AN_SPI` when `spi` is not marked `@SPI`; `ERR_SPI_SCOPE_MISMATCH` when an application
+     * point is asked of the framework; `ERR_SPI_NOT_SUBCLASS` when another class already claims the same id.
+     */
+    getExtensionLoader(spi) {
+        this.assertAlive();
+        const meta = requireSpiMetadata(spi, 'getExtensionLoader()');
+        if (meta.scope !== this.kind) {
+            if (this.parent !== undefined && meta.scope === this.parent.kind)
+                return this.parent.getExtensionLoader(spi);
+            throw new ExtensionError(ExtensionErrorCode.SCOPE_MISMATCH, `Extension point ${meta.id} has scope "${meta.scope}" and cannot be used from ${this.description}. ` +
+                `Ask an ${meta.scope} scope for it (e.g. framework.newApplication().getExtensionLoader(${meta.className})).`);
+        }
+        const existing = this.loaders.get(meta.id);
+        if (existing !== undefined) {
+            if (existing.spi !== spi) {
+                throw new ExtensionError(ExtensionErrorCode.NOT_SUBCLASS, `Two different classes claim extension point id ${meta.id} in ${this.description}: usually two copies of the ` +
+                    `package that defines ${meta.className} are installed. Run "npm ls" for that package and dedupe.`);
+            }
+            return existing;
+        }
+        const loader = new ExtensionLoader(spi, this);
+        this.loaders.set(meta.id, loader);
+        return loader;
+    }
+    /**
+     * Loads extension points (imports their manifest entries) so that lookups on them can be synchronous.
+     * @throws the first point's load error, after every point was attempted.
+     */
+    async loadExtensions(...spis) {
+        const results = await Promise.allSettled(spis.map((spi) => this.getExtensionLoader(spi).load()));
+        const failed = results.find((r) => r.status === 'rejected');
+        if (failed !== undefined)
+            throw failed.reason;
+    }
+    /** Registers a service injectable into extensions of this scope (and its children) with `@Inject(token)`. */
+    registerService(token, value) {
+        this.assertAlive();
+        this.injector.registerValue(token, value);
+    }
+    /** Whether a service is registered under `token` in this scope or a parent. */
+    hasService(token) {
+        return this.injector.isRegistered(token);
+    }
+    /** Resolves a registered service. */
+    getService(token) {
+        return this.injector.resolveService(token);
+    }
+    /** Runs `hook` when this scope is destroyed (in reverse registration order). */
+    onDestroy(hook) {
+        this.destroyHooks.push(hook);
+    }
+    /** Destroys children first, then this scope's extension instances (`destroy()`), then its hooks. Idempotent. */
+    async destroy() {
+        if (this.destroyed)
+            return;
+        await this.destroyChildren();
+        this.destroyed = true;
+        for (const hook of this.destroyHooks.reverse()) {
+            try {
+                await hook();
+            }
+            catch (error) {
+                this.warn(`a destroy hook of ${this.description} failed`, error);
+            }
+        }
+        for (const loader of [...this.loaders.values()].reverse())
+            loader.destroyInstances();
+        this.loaders.clear();
+    }
+    /** Destroys child scopes. */
+    async destroyChildren() { }
+}
+//# sourceMappingURL=scope-model.js.map

@@ -1,0 +1,190 @@
+import { safeLog } from '../common/logger.js';
+import { Invoker } from '../rpc/invoker.js';
+import { Result } from '../rpc/result.js';
+import { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
+/** A link of the chain: calls its filter with the next link, and checks that it answered with a promise. */
+class FilterNode extends Invoker {
+    filter;
+    name;
+    next;
+    origin;
+    constructor(filter, name, next, origin) {
+        super();
+        this.filter = filter;
+        this.name = name;
+        this.next = next;
+        this.origin = origin;
+    }
+    getUrl() {
+        return this.origin.getUrl();
+    }
+    isAvailable() {
+        return this.origin.isAvailable();
+    }
+    destroy() {
+        return this.origin.destroy();
+    }
+    invoke(invocation) {
+        return checkPromise(this.filter.invoke(this.next, invocation), this.name);
+    }
+}
+/**
+ * A link whose filter has `onError`: records a synchronous throw passing through it, so that the head can call
+ * `onError` on it (and every outer listening link) if the throw escapes the chain synchronously.
+ */
+class ListeningFilterNode extends FilterNode {
+    window;
+    constructor(filter, name, next, origin, window) {
+        super(filter, name, next, origin);
+        this.window = window;
+    }
+    invoke(invocation) {
+        try {
+            return checkPromise(this.filter.invoke(this.next, invocation), this.name);
+        }
+        catch (error) {
+            // Outside the window (after an await in an outer filter) the throw becomes a rejection of the head's
+            // promise, which the head reports to every listener: nothing to record.
+            const window = this.window;
+            if (window.open) {
+                const thrown = (window.thrown ??= []);
+                // A filter that retried inside its invoke may see several throws: it is notified once, of the last.
+                const at = thrown.findIndex((t) => t.node === this);
+                if (at >= 0)
+                    thrown.splice(at, 1);
+                thrown.push({ node: this, error, invocation });
+            }
+            throw error;
+        }
+    }
+}
+/**
+ * The head of a chain with listeners: calls `onResponse`/`onError` of every filter that has them, exactly once
+ * per call, innermost first.
+ *
+ * @remarks
+ * When the call answers with a promise, the hooks fire once it settles (`onResponse` when it resolved,
+ * `onError` when it rejected), even if a filter threw synchronously on the way and an outer (async) filter
+ * turned the throw into a rejection or recovered from it. When a synchronous throw escapes the chain, the
+ * filter that threw (or, for a throw of the invoker, the innermost listening one) and every outer filter with
+ * `onError` get it, innermost first, before it propagates to the caller (Dubbo's rule).
+ */
+class ListenerInvoker extends Invoker {
+    head;
+    origin;
+    logger;
+    window;
+    responders;
+    errorers;
+    constructor(head, origin, listeners, logger, window) {
+        super();
+        this.head = head;
+        this.origin = origin;
+        this.logger = logger;
+        this.window = window;
+        // Innermost first, only the filters that have each hook.
+        this.responders = listeners.filter((l) => typeof l.filter.onResponse === 'function').reverse();
+        this.errorers = listeners.filter((l) => typeof l.filter.onError === 'function').reverse();
+    }
+    getUrl() {
+        return this.origin.getUrl();
+    }
+    isAvailable() {
+        return this.origin.isAvailable();
+    }
+    destroy() {
+        return this.origin.destroy();
+    }
+    invoke(invocation) {
+        const window = this.window;
+        // Saved for a re-entrant call of this chain from inside one of its filters.
+        const wasOpen = window.open;
+        const outerThrown = window.thrown;
+        window.open = true;
+        window.thrown = undefined;
+        let pending;
+        try {
+            pending = this.head.invoke(invocation);
+        }
+        catch (error) {
+            const thrown = window.thrown;
+            window.open = wasOpen;
+            window.thrown = outerThrown;
+            if (thrown !== undefined) {
+                for (const { node, error: seen, invocation: at } of thrown) {
+                    callHook(this.logger, node.name, 'onError', () => node.filter.onError?.(seen, this.origin, at));
+                }
+            }
+            throw error;
+        }
+        window.open = wasOpen;
+        window.thrown = outerThrown;
+        return pending.then((result) => {
+            for (const { filter, name } of this.responders) {
+                callHook(this.logger, name, 'onResponse', () => filter.onResponse?.(result, this.origin, invocation));
+            }
+            return result;
+        }, (error) => {
+            for (const { filter, name } of this.errorers) {
+                callHook(this.logger, name, 'onError', () => filter.onError?.(error, this.origin, invocation));
+            }
+            throw error;
+        });
+    }
+}
+function checkPromise(value, name) {
+    if (value instanceof Promise)
+        return value;
+    if (value instanceof Result)
+        return Promise.resolve(value);
+    return Promise.reject(new RpcError(RpcErrorCode.UNKNOWN, `Filter "${name}" returned ${value === null ? 'null' : typeof value} instead of a Promise<Result>: Filter.invoke must return ` +
+        'invoker.invoke(invocation) (or a promise of a Result).'));
+}
+function callHook(logger, name, hook, call) {
+    try {
+        call();
+    }
+    catch (error) {
+        safeLog(logger, 'error', `Filter "${name}" ${hook}() threw; the call's outcome is unchanged.`, error);
+    }
+}
+/**
+ * Builds a filter chain around an invoker, once: the first filter is outermost.
+ *
+ * @remarks
+ * Built at export/refer time; the per-call path is one `filter.invoke(next, invocation)` per filter — no
+ * activation lookups, no closures, no array walks. Listener hooks cost nothing when no filter has them. When
+ * some do, the call's settlement is observed once: `onResponse` (the promise resolved, possibly with a business
+ * error in the result) or `onError` (it rejected), innermost filter first, each hook at most once per call. A
+ * synchronous throw that escapes the chain reaches the `onError` of the filter that threw and of every outer
+ * filter, innermost first (Dubbo's rule); one that an outer (async) filter turns into a rejection is reported
+ * as that rejection. Unlike Dubbo, a throwing hook is logged and does not change the outcome seen by the caller
+ * or the other hooks. Each filter's answer is checked: a bare `Result` is accepted, anything else that is not a
+ * promise rejects with `RpcError` `unknown` naming the filter.
+ *
+ * @example
+ * ```ts
+ * const filters = app.getExtensionLoader(Filter).getActivateExtensions(url, 'service.filter', 'provider');
+ * const chained = buildFilterChain(invoker, filters, (f) => loader.getExtensionName(f) ?? '?', app.logger);
+ * ```
+ */
+export function buildFilterChain(invoker, filters, nameOf, logger) {
+    if (filters.length === 0)
+        return invoker;
+    const window = { open: false, thrown: undefined };
+    let next = invoker;
+    const listeners = [];
+    for (let i = filters.length - 1; i >= 0; i--) {
+        const filter = filters[i];
+        const name = nameOf(filter);
+        const hasHooks = typeof filter.onResponse === 'function' || typeof filter.onError === 'function';
+        if (hasHooks)
+            listeners.unshift({ filter, name });
+        next =
+            typeof filter.onError === 'function'
+                ? new ListeningFilterNode(filter, name, next, invoker, window)
+                : new FilterNode(filter, name, next, invoker);
+    }
+    return listeners.length > 0 ? new ListenerInvoker(next, invoker, listeners, logger, window) : next;
+}
+//# sourceMappingURL=filter-chain.js.map

@@ -1,0 +1,164 @@
+import type { AttachmentValue } from '../rpc/invocation.js';
+import { Invocation } from '../rpc/invocation.js';
+import type { Invoker } from '../rpc/invoker.js';
+import { Result } from '../rpc/result.js';
+import { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
+import type { URL } from '../rpc/url.js';
+import { ExtensionError, ExtensionErrorCode } from '../extension/extension-error.js';
+import type { ExtensionLoader } from '../extension/extension-loader.js';
+import { InjectLoader } from '../extension/injector.js';
+import { Serialization } from '../serialization/serialization.js';
+import { errorFromData, errorToData, realize } from '../service/realize.js';
+import type { ServiceDefinition } from '../service/service-definition.js';
+import { AbstractInvoker } from './abstract-invoker.js';
+import { Exporter } from './exporter.js';
+import { Protocol } from './protocol.js';
+
+class InjvmExporter extends Exporter {
+  private unexported = false;
+
+  constructor(
+    private readonly invoker: Invoker,
+    private readonly key: string,
+    private readonly registry: Map<string, InjvmExporter>,
+  ) {
+    super();
+  }
+
+  getInvoker(): Invoker {
+    return this.invoker;
+  }
+
+  async unexport(): Promise<void> {
+    if (this.unexported) return;
+    this.unexported = true;
+    if (this.registry.get(this.key) === this) this.registry.delete(this.key);
+    await this.invoker.destroy();
+  }
+}
+
+/** Copies values across the in-process boundary exactly as a remote trip would change them. */
+interface Copier {
+  args(invocation: Invocation): unknown[];
+  result(result: Result, invocation: Invocation): Result;
+}
+
+class SerializingCopier implements Copier {
+  constructor(private readonly serialization: Serialization) {}
+
+  args(invocation: Invocation): unknown[] {
+    const copied = this.serialization.copy(invocation.args) as unknown[];
+    const types = invocation.method?.args;
+    if (types === undefined) return copied;
+    return copied.map((value, i) => realize(value, types[i], `argument ${i} of ${invocation.methodName}`));
+  }
+
+  result(result: Result, invocation: Invocation): Result {
+    const copy = result.hasException()
+      ? Result.ofException(errorFromData(this.serialization.copy(errorToData(result.exception)) as never, invocation.method?.throws))
+      : Result.of(realize(this.serialization.copy(result.value), invocation.method?.returns, `result of ${invocation.methodName}`));
+    for (const [key, value] of result.getAttachments()) copy.setAttachment(key, value);
+    return copy;
+  }
+}
+
+class InjvmInvoker extends AbstractInvoker {
+  private readonly key: string;
+
+  constructor(
+    private readonly service: ServiceDefinition,
+    url: URL,
+    private readonly exporters: ReadonlyMap<string, InjvmExporter>,
+    private readonly copier: Copier | undefined,
+  ) {
+    super(url);
+    this.key = url.getServiceKey() ?? service.name;
+  }
+
+  override isAvailable(): boolean {
+    return super.isAvailable() && this.exporters.has(this.key);
+  }
+
+  protected doInvoke(invocation: Invocation): Promise<Result> {
+    const exporter = this.exporters.get(this.key);
+    if (exporter === undefined) {
+      return Promise.reject(
+        new RpcError(
+          RpcErrorCode.NO_INVOKER,
+          `No injvm provider of ${this.key} in this application (exported: ${[...this.exporters.keys()].join(', ') || 'none'}).`,
+        ),
+      );
+    }
+    const copier = this.copier;
+    const provided = Invocation.of(
+      invocation.methodName,
+      copier === undefined ? invocation.args : copier.args(invocation),
+      invocation.service ?? this.service,
+    );
+    provided.deadline = invocation.deadline;
+    provided.signal = invocation.signal;
+    const attachments = invocation.getAttachments();
+    if (attachments.size > 0) {
+      for (const [key, value] of attachments as ReadonlyMap<string, AttachmentValue>) provided.setAttachment(key, value);
+    }
+    const pending = exporter.getInvoker().invoke(provided);
+    return copier === undefined ? pending : pending.then((result) => copier.result(result, provided));
+  }
+}
+
+/**
+ * The in-process protocol (`injvm`): exports and refers services within one application.
+ *
+ * @remarks
+ * Extension `injvm` of `weft.rpc.Protocol` (the default protocol). Calls behave as remote ones do: arguments,
+ * results and business errors are **copied** through the codec named by the URL key `serialization` (default
+ * `json`) and realised against the method's declared types, so a service behaves the same in-process and over
+ * the network; timeouts, deadlines and cancellation apply as for any consumer invoker. `copy=false` on the
+ * reference (or export) URL opts out: arguments and results are passed by reference (zero-copy). Exporters are
+ * per application; exporting the same service key twice is an error. A referred invoker is available while its
+ * service is exported.
+ *
+ * @example
+ * ```ts
+ * await app.export(Greeter, impl);                      // injvm by default
+ * const greeter = await app.refer(Greeter, { parameters: { copy: 'false' } });
+ * ```
+ */
+export class InjvmProtocol extends Protocol {
+  private readonly exporters = new Map<string, InjvmExporter>();
+
+  constructor(@InjectLoader(Serialization) private readonly serializations: ExtensionLoader<Serialization>) {
+    super();
+  }
+
+  getDefaultPort(): number {
+    return 0;
+  }
+
+  async export(invoker: Invoker): Promise<Exporter> {
+    const url = invoker.getUrl();
+    const key = url.getServiceKey();
+    if (key === undefined) {
+      throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `Cannot export ${url.toString()} over injvm: it names no service.`);
+    }
+    if (this.exporters.has(key)) {
+      throw new ExtensionError(
+        ExtensionErrorCode.INVALID_PARAMETER,
+        `Service ${key} is already exported over injvm in this application; export it once, or give it another group or version.`,
+      );
+    }
+    const exporter = new InjvmExporter(invoker, key, this.exporters);
+    this.exporters.set(key, exporter);
+    return exporter;
+  }
+
+  async refer(service: ServiceDefinition, url: URL): Promise<Invoker> {
+    const copy = url.getParameter('copy', true);
+    const copier = copy ? new SerializingCopier(this.serializations.getExtension(url.getParameter('serialization', 'json'))) : undefined;
+    return new InjvmInvoker(service, url, this.exporters, copier);
+  }
+
+  async destroy(): Promise<void> {
+    await Promise.all([...this.exporters.values()].map((e) => e.unexport()));
+  }
+}

@@ -1,0 +1,66 @@
+import type { Logger } from '../common/logger.js';
+import { Logger as LoggerToken } from '../common/logger.js';
+import type { ExtensionLoader } from '../extension/extension-loader.js';
+import { Inject, InjectLoader, InjectWrapped } from '../extension/injector.js';
+import { Filter } from '../filter/filter.js';
+import { buildFilterChain } from '../filter/filter-chain.js';
+import type { Invoker } from '../rpc/invoker.js';
+import type { URL } from '../rpc/url.js';
+import type { ServiceDefinition } from '../service/service-definition.js';
+import type { Exporter } from './exporter.js';
+import { Protocol } from './protocol.js';
+
+/** Whether a URL is a registry URL, which passes through without filters (Dubbo's rule). */
+function isRegistry(url: URL): boolean {
+  const protocol = url.protocol.toLowerCase();
+  return protocol === 'registry' || protocol === 'service-discovery-registry' || protocol.endsWith('-registry-protocol');
+}
+
+/**
+ * The protocol wrapper that builds filter chains: provider chain on export, consumer chain on refer.
+ *
+ * @remarks
+ * Wrapper (order 100) of every `weft.rpc.Protocol` extension. On `export` it wraps the invoker in the filters
+ * `getActivateExtensions(url, 'service.filter', 'provider')` selects; on `refer`, the protocol's invoker in
+ * `getActivateExtensions(url, 'reference.filter', 'consumer')`. Each chain is built once per export/refer —
+ * nothing is recomputed per call. Registry URLs pass through unfiltered.
+ *
+ * @example
+ * ```ts
+ * // Nothing to call: getExtension('injvm') already returns the injvm protocol wrapped by this class.
+ * ```
+ */
+export class ProtocolFilterWrapper extends Protocol {
+  constructor(
+    @InjectWrapped() private readonly protocol: Protocol,
+    @InjectLoader(Filter) private readonly filters: ExtensionLoader<Filter>,
+    @Inject(LoggerToken) private readonly logger: Logger,
+  ) {
+    super();
+  }
+
+  getDefaultPort(): number {
+    return this.protocol.getDefaultPort();
+  }
+
+  async export(invoker: Invoker): Promise<Exporter> {
+    const url = invoker.getUrl();
+    if (isRegistry(url)) return this.protocol.export(invoker);
+    return this.protocol.export(this.chain(invoker, url, 'service.filter', 'provider'));
+  }
+
+  async refer(service: ServiceDefinition, url: URL): Promise<Invoker> {
+    const invoker = await this.protocol.refer(service, url);
+    if (isRegistry(url)) return invoker;
+    return this.chain(invoker, invoker.getUrl(), 'reference.filter', 'consumer');
+  }
+
+  destroy(): Promise<void> {
+    return this.protocol.destroy();
+  }
+
+  private chain(invoker: Invoker, url: URL, key: string, group: string): Invoker {
+    const filters = this.filters.getActivateExtensions(url, key, group);
+    return buildFilterChain(invoker, filters, (f) => this.filters.getExtensionName(f) ?? f.constructor.name, this.logger);
+  }
+}

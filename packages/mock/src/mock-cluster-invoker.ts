@@ -1,0 +1,112 @@
+import { Invoker, RpcError, RpcErrorCode, type Directory, type Invocation, type Logger, type Result, type URL } from '@weft/core';
+import { safeLog } from '@weft/core/spi';
+
+import { mockMode, type MockMode } from './mock-expression.js';
+import { MockInvoker } from './mock-invoker.js';
+import type { MockRegistry } from './mock-registry.js';
+
+/**
+ * The invoker `MockClusterWrapper` puts around every cluster: decides per call whether to degrade.
+ *
+ * @remarks
+ * On **every call** it reads the mock setting of the invoked method — `<method>.mock`, else `mock` — from the
+ * directory's **current** URL (which registry overrides rewrite), so a pushed `force:`/`fail:` rule takes effect
+ * on the next call, without re-referring. Decisions are cached per URL object and method (a new URL object after
+ * an override means a fresh decision). Then:
+ * - unset or ConfigUtils-empty (`false`, `0`, `null`, `N/A`) → the cluster is called, nothing else;
+ * - starts with `force` → no provider is called: the mock answers;
+ * - anything else (fail mock) → the cluster is called; if it fails with a non-business `RpcError` the mock
+ *   answers; business errors (a result carrying the implementation's error, or an `RpcError` `biz`) pass through.
+ * The mock is the first `mock://` provider of the directory if any, else a {@link MockInvoker} on the directory
+ * URL. A failure of the mock itself rejects with an `RpcError` whose message keeps the original failure.
+ *
+ * @example
+ * ```ts
+ * const invoker = new MockClusterInvoker(directory, cluster.join(directory), registry, logger);
+ * ```
+ */
+export class MockClusterInvoker extends Invoker {
+  private modes = new WeakMap<URL, Map<string, MockMode>>();
+  private localMocks = new WeakMap<URL, MockInvoker>();
+
+  constructor(
+    private readonly directory: Directory,
+    private readonly inner: Invoker,
+    private readonly registry: MockRegistry,
+    private readonly logger: Logger,
+  ) {
+    super();
+  }
+
+  getUrl(): URL {
+    return this.directory.getUrl();
+  }
+
+  override isAvailable(): boolean {
+    return this.directory.isAvailable();
+  }
+
+  override destroy(): void | Promise<void> {
+    return this.inner.destroy();
+  }
+
+  invoke(invocation: Invocation): Promise<Result> {
+    const url = this.directory.getUrl();
+    const mode = this.modeOf(url, invocation.methodName);
+    if (mode === 'none') return this.inner.invoke(invocation);
+    if (mode === 'force') {
+      safeLog(this.logger, 'debug', `force-mock ${url.getServiceKey()}.${invocation.methodName}: no provider is called`);
+      return this.mockInvoke(invocation, url, undefined);
+    }
+    let pending: Promise<Result>;
+    try {
+      pending = this.inner.invoke(invocation);
+    } catch (error) {
+      pending = Promise.reject(error);
+    }
+    return pending.then(undefined, (error: unknown) => {
+      if (!(error instanceof RpcError) || error.isBiz) throw error;
+      safeLog(this.logger, 'warn', `fail-mock ${url.getServiceKey()}.${invocation.methodName} after: ${error.message}`);
+      return this.mockInvoke(invocation, url, error);
+    });
+  }
+
+  private modeOf(url: URL, method: string): MockMode {
+    let perMethod = this.modes.get(url);
+    if (perMethod === undefined) this.modes.set(url, (perMethod = new Map()));
+    let mode = perMethod.get(method);
+    if (mode === undefined) {
+      mode = mockMode(url.getMethodParameter(method, 'mock'));
+      perMethod.set(method, mode);
+    }
+    return mode;
+  }
+
+  private mockInvoke(invocation: Invocation, url: URL, failure: RpcError | undefined): Promise<Result> {
+    let invoker: Invoker | undefined;
+    try {
+      invoker = this.directory.listMockInvokers(invocation)[0];
+    } catch (error) {
+      safeLog(this.logger, 'info', `listing mock:// providers failed, using the consumer's mock setting: ${(error as Error).message}`);
+    }
+    if (invoker === undefined) {
+      invoker = this.localMocks.get(url);
+      if (invoker === undefined) this.localMocks.set(url, (invoker = new MockInvoker(url, this.directory.service, this.registry)));
+    }
+    let pending: Promise<Result>;
+    try {
+      pending = invoker.invoke(invocation);
+    } catch (error) {
+      pending = Promise.reject(error);
+    }
+    return pending.then(undefined, (error: unknown) => {
+      const mockError = RpcError.from(error);
+      const context = failure === undefined ? '' : `, invoke error is: ${failure.message}`;
+      throw new RpcError(mockError.isBiz ? RpcErrorCode.UNKNOWN : mockError.code, `mock error: ${mockError.message}${context}`, {
+        cause: mockError,
+        mocked: mockError.mocked,
+      });
+    });
+  }
+}
+

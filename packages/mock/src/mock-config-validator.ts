@@ -1,0 +1,81 @@
+import { ApplicationModel, ExtensionError, ExtensionErrorCode, type ServiceDefinition, type URL } from '@weft/core';
+import { ConfigValidator, Inject, isConfigNotEmpty } from '@weft/core/spi';
+
+import { parseMockAction, parseMockValue } from './mock-expression.js';
+import { MockRegistry } from './mock-registry.js';
+
+const GRAMMAR =
+  'Expected [force:|fail:] followed by "return <value>" (empty, null, true, false, "text", 123, {json}, [json]), ' +
+  '"throw", "throw <ErrorName>", or true/default/<registered mock name>.';
+
+/**
+ * Validates `mock` and `<method>.mock` before they take effect — when a reference is created and when an
+ * override would change them — so a typo never waits for the first degraded call.
+ *
+ * @remarks `ConfigValidator` extension `mock`, activated in group `consumer` when `mock` (or a method-level
+ * `mock`) is set. Checks: the expression parses; a `return` value converts to each method's declared return
+ * type; `throw <Name>` names an error declared by the method or registered in the {@link MockRegistry}; an
+ * implementation name (`default`…) is registered for the interface. A method-level `return` value must fit its
+ * method's type; an interface-level one must fit at least one method. Dubbo 3.3 removed all such checks.
+ * @example
+ * ```ts
+ * await app.refer(Greeter, { mock: 'return {oops' }); // ExtensionError ERR_SPI_INVALID_PARAMETER naming mock=return {oops
+ * ```
+ */
+export class MockConfigValidator extends ConfigValidator {
+  constructor(@Inject(ApplicationModel) private readonly app: ApplicationModel) {
+    super();
+  }
+
+  validate(url: URL, service: ServiceDefinition | undefined, where: string): void {
+    const registry = MockRegistry.of(this.app);
+    const methods = service?.methodNames ?? [];
+    const seen = new Set<string>();
+    const check = (key: string, raw: string | undefined, method: string | undefined) => {
+      if (!isConfigNotEmpty(raw) || seen.has(`${key}=${raw}`)) return;
+      seen.add(`${key}=${raw}`);
+      const fail = (why: string): never => {
+        throw new ExtensionError(
+          ExtensionErrorCode.INVALID_PARAMETER,
+          `${where}: ${key}=${raw} is not a valid mock expression: ${why.replace(/\.$/, '')}. ${GRAMMAR}`,
+        );
+      };
+      let action;
+      try {
+        action = parseMockAction(raw);
+      } catch (error) {
+        return fail((error as Error).message);
+      }
+      const targets = method !== undefined ? [method] : methods;
+      if (action.kind === 'return') {
+        // A method-level value must fit its method; an interface-level one must fit at least one method (Dubbo
+        // users write `mock=return null` for whole interfaces), and a method it does not fit fails when degraded.
+        const problems: string[] = [];
+        for (const m of targets.length > 0 ? targets : [undefined]) {
+          try {
+            parseMockValue(action.text, m === undefined ? undefined : service?.getMethod(m));
+          } catch (error) {
+            problems.push(`${m === undefined ? '' : `for ${m}(): `}${(error as Error).message.replace(/\.$/, '')}`);
+          }
+        }
+        const tried = Math.max(targets.length, 1);
+        if (method !== undefined ? problems.length > 0 : problems.length === tried) fail(problems.join('; '));
+      } else if (action.kind === 'throw' && action.errorName !== undefined) {
+        const name = action.errorName;
+        const declared = targets.every((m) => service?.getMethod(m)?.throws.some((c) => c.name === name));
+        if (!(declared && targets.length > 0) && registry.getError(name) === undefined) {
+          fail(`no error class "${name}" is declared by the method or registered with MockRegistry.registerError (registered: ${registry.errorNames().join(', ') || 'none'})`);
+        }
+      } else if (action.kind === 'implementation' && service !== undefined) {
+        if (registry.getImplementation(service.name, action.name) === undefined) {
+          fail(
+            `no mock implementation ${action.name === 'default' ? `of ${service.name}` : `"${action.name}"`} is registered ` +
+              `(MockRegistry.registerImplementation; registered: ${registry.implementationNames(service.name).join(', ') || 'none'})`,
+          );
+        }
+      }
+    };
+    check('mock', url.getParameter('mock'), undefined);
+    for (const method of methods) check(`${method}.mock`, url.getMethodParameterStrict(method, 'mock'), method);
+  }
+}

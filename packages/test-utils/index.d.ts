@@ -1,0 +1,26 @@
+/** A throwaway application directory. */
+export interface TestApp {
+  /** Real path of the application root (has package.json and node_modules). */
+  readonly root: string;
+  /** Removes the directory. */
+  cleanup(): void;
+}
+
+/**
+ * Creates a throwaway application depending on the given `@weft/*` workspace packages (linked, as npm links
+ * workspaces), so discovery finds exactly those packages.
+ */
+export function createTestApp(packages: readonly string[], options?: { readonly name?: string; readonly prefix?: string }): TestApp;
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number>;
+
+/** A logger that records every message. Structurally a `Logger` of `@weft/core`. */
+export class RecordingLogger {
+  readonly messages: { level: 'debug' | 'info' | 'warn' | 'error'; message: string; error?: unknown }[];
+  debug(message: string): void;
+  info(message: string): void;
+  warn(message: string, error?: unknown): void;
+  error(message: string, error?: unknown): void;
+  of(level: 'debug' | 'info' | 'warn' | 'error'): string[];
+}

@@ -1,0 +1,67 @@
+// Test helpers shared by Weft's packages (plain JS: no build step).
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const packagesDir = dirname(dirname(fileURLToPath(import.meta.url)));
+
+/**
+ * Creates a throwaway application directory whose package.json depends on the given workspace packages, each
+ * installed as a symlink to the workspace package (as `npm install` of a workspace does), so discovery finds
+ * exactly those packages and Node resolves one copy of each.
+ */
+export function createTestApp(packages, options = {}) {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), `${options.prefix ?? 'weft-test-app'}-`)));
+  const dependencies = {};
+  for (const name of packages) {
+    const match = /^@weft\/(.+)$/.exec(name);
+    if (match === null) throw new Error(`createTestApp: only @weft/* workspace packages can be linked (got ${name})`);
+    const target = join(packagesDir, match[1]);
+    mkdirSync(join(root, 'node_modules', '@weft'), { recursive: true });
+    symlinkSync(target, join(root, 'node_modules', '@weft', match[1]), 'dir');
+    dependencies[name] = '*';
+  }
+  writeFileSync(
+    join(root, 'package.json'),
+    JSON.stringify({ name: options.name ?? 'weft-test-app', version: '1.0.0', private: true, type: 'module', dependencies }, null, 2),
+  );
+  return { root, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A logger that records every message (for asserting what was logged). */
+export class RecordingLogger {
+  constructor() {
+    this.messages = [];
+  }
+  debug(message) {
+    this.messages.push({ level: 'debug', message });
+  }
+  info(message) {
+    this.messages.push({ level: 'info', message });
+  }
+  warn(message, error) {
+    this.messages.push({ level: 'warn', message, error });
+  }
+  error(message, error) {
+    this.messages.push({ level: 'error', message, error });
+  }
+  /** Messages of one level. */
+  of(level) {
+    return this.messages.filter((m) => m.level === level).map((m) => m.message);
+  }
+}
