@@ -286,7 +286,6 @@ export abstract class AbstractClusterInvoker extends Invoker {
     try {
       pending = invoker.invoke(invocation);
     } catch (error) {
-      statuses.endCount(url, method, performance.now() - start, false);
       return Promise.reject(RpcError.from(error));
     }
     return pending.then(

@@ -261,13 +261,14 @@ describe('AbstractClusterInvoker', () => {
     }
 
     it('counts each attempt exactly once for leastactive: resolve, biz result, rejection, synchronous throw', async () => {
-      const [ok, biz, failed, thrown] = [
+      const all = [
         new FakeInvoker(providerUrl('10.0.0.1:20880', { loadbalance: 'leastactive' }), succeed()),
         new FakeInvoker(providerUrl('10.0.0.2:20880', { loadbalance: 'leastactive' }), bizResult(new Error('no funds'))),
         new FakeInvoker(providerUrl('10.0.0.3:20880', { loadbalance: 'leastactive' }), reject(RpcErrorCode.NETWORK)),
         new FakeInvoker(providerUrl('10.0.0.4:20880', { loadbalance: 'leastactive' }), throwSync(new Error('sync'))),
-      ] as FakeInvoker[];
-      for (const p of [ok, biz, failed, thrown]) {
+      ];
+      const [ok, biz, failed, thrown] = all as [FakeInvoker, FakeInvoker, FakeInvoker, FakeInvoker];
+      for (const p of all) {
         const invoker = join(new MutableDirectory([p]));
         await invoker.invoke(invocation()).catch(() => undefined);
       }

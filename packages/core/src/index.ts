@@ -55,3 +55,4 @@ export {
   type WeftApplicationOptions,
 } from './bootstrap/weft-application.js';
 export { ConfigValidator } from './config/config-validator.js';
+export { RpcContext } from './rpc/rpc-context.js';

@@ -18,7 +18,11 @@ import type { MockRegistry } from './mock-registry.js';
  * - anything else (fail mock) → the cluster is called; if it fails with a non-business `RpcError` the mock
  *   answers; business errors (a result carrying the implementation's error, or an `RpcError` `biz`) pass through.
  * The mock is the first `mock://` provider of the directory if any, else a {@link MockInvoker} on the directory
- * URL. A failure of the mock itself rejects with an `RpcError` whose message keeps the original failure.
+ * URL. A `mock://` provider's URL was merged with the consumer URL as referred; when overrides have changed
+ * `mock` or `<method>.mock` since, the provider URL with the **current** consumer values applied answers instead
+ * (so the effective consumer `<method>.mock` still beats the provider's `<method>.mock`, which beats the effective
+ * consumer `mock`; a key an override removed is removed there too). A failure of the mock itself rejects with an
+ * `RpcError` whose message keeps the original failure.
  *
  * @example
  * ```ts
@@ -28,6 +32,7 @@ import type { MockRegistry } from './mock-registry.js';
 export class MockClusterInvoker extends Invoker {
   private modes = new WeakMap<URL, Map<string, MockMode>>();
   private localMocks = new WeakMap<URL, MockInvoker>();
+  private providedMocks = new WeakMap<Invoker, { readonly url: URL; readonly invoker: Invoker }>();
 
   constructor(
     private readonly directory: Directory,
@@ -82,6 +87,25 @@ export class MockClusterInvoker extends Invoker {
     return mode;
   }
 
+  /**
+   * The `mock://` provider as seen with the directory's current mock keys: the provider itself while `mock` and
+   * `<method>.mock` are as referred, else a {@link MockInvoker} on its URL with the current values applied.
+   */
+  private withCurrentMockKeys(provided: Invoker, url: URL): Invoker {
+    const referred = this.directory.getConsumerUrl();
+    const edits = new Map<string, string | undefined>();
+    for (const [key, value] of referred.parameters) if (isMockKey(key) && url.parameters.get(key) !== value) edits.set(key, undefined);
+    for (const [key, value] of url.parameters) if (isMockKey(key) && referred.parameters.get(key) !== value) edits.set(key, value);
+    if (edits.size === 0) return provided;
+    const cached = this.providedMocks.get(provided);
+    if (cached?.url === url) return cached.invoker;
+    const removed = [...edits].filter(([, value]) => value === undefined).map(([key]) => key);
+    const current = provided.getUrl().removeParameters(...removed).addParameters(edits);
+    const invoker = new MockInvoker(current, this.directory.service, this.registry);
+    this.providedMocks.set(provided, { url, invoker });
+    return invoker;
+  }
+
   private mockInvoke(invocation: Invocation, url: URL, failure: RpcError | undefined): Promise<Result> {
     let invoker: Invoker | undefined;
     try {
@@ -89,7 +113,9 @@ export class MockClusterInvoker extends Invoker {
     } catch (error) {
       safeLog(this.logger, 'info', `listing mock:// providers failed, using the consumer's mock setting: ${(error as Error).message}`);
     }
-    if (invoker === undefined) {
+    if (invoker !== undefined) {
+      invoker = this.withCurrentMockKeys(invoker, url);
+    } else {
       invoker = this.localMocks.get(url);
       if (invoker === undefined) this.localMocks.set(url, (invoker = new MockInvoker(url, this.directory.service, this.registry)));
     }
@@ -110,3 +136,6 @@ export class MockClusterInvoker extends Invoker {
   }
 }
 
+function isMockKey(key: string): boolean {
+  return key === 'mock' || key.endsWith('.mock');
+}

@@ -1,7 +1,7 @@
 import { ApplicationModel, ExtensionError, ExtensionErrorCode, type ServiceDefinition, type URL } from '@weft/core';
-import { ConfigValidator, Inject, isConfigNotEmpty } from '@weft/core/spi';
+import { ConfigValidator, Inject } from '@weft/core/spi';
 
-import { parseMockAction, parseMockValue } from './mock-expression.js';
+import { mockMode, parseMockAction, parseMockValue } from './mock-expression.js';
 import { MockRegistry } from './mock-registry.js';
 
 const GRAMMAR =
@@ -13,13 +13,16 @@ const GRAMMAR =
  * override would change them — so a typo never waits for the first degraded call.
  *
  * @remarks `ConfigValidator` extension `mock`, activated in group `consumer` when `mock` (or a method-level
- * `mock`) is set. Checks: the expression parses; a `return` value converts to each method's declared return
- * type; `throw <Name>` names an error declared by the method or registered in the {@link MockRegistry}; an
- * implementation name (`default`…) is registered for the interface. A method-level `return` value must fit its
- * method's type; an interface-level one must fit at least one method. Dubbo 3.3 removed all such checks.
+ * `mock`) is set. Values the mock cluster invoker treats as "no mock" (ConfigUtils-empty once trimmed: `false`,
+ * `0`, `null`, `N/A`, blank) are not checked. Checks: the expression parses; a `return` value converts to the
+ * declared return type — a method-level value to its method's, an interface-level one to at least one method's
+ * (a method it does not fit fails when degraded); `throw <Name>` names an error registered in the
+ * {@link MockRegistry} or declared in the `throws` of the method (interface level: of every method); an
+ * implementation name (`default`…) is registered for the interface. Dubbo 3.3 removed all such checks.
  * @example
  * ```ts
- * await app.refer(Greeter, { mock: 'return {oops' }); // ExtensionError ERR_SPI_INVALID_PARAMETER naming mock=return {oops
+ * // count returns Number: ExtensionError ERR_SPI_INVALID_PARAMETER naming count.mock=return {oops
+ * await app.refer(Greeter, { methods: { count: { mock: 'return {oops' } } });
  * ```
  */
 export class MockConfigValidator extends ConfigValidator {
@@ -32,7 +35,8 @@ export class MockConfigValidator extends ConfigValidator {
     const methods = service?.methodNames ?? [];
     const seen = new Set<string>();
     const check = (key: string, raw: string | undefined, method: string | undefined) => {
-      if (!isConfigNotEmpty(raw) || seen.has(`${key}=${raw}`)) return;
+      // What the mock cluster invoker treats as "no mock" (ConfigUtils-empty once trimmed) is never an error.
+      if (raw === undefined || mockMode(raw) === 'none' || seen.has(`${key}=${raw}`)) return;
       seen.add(`${key}=${raw}`);
       const fail = (why: string): never => {
         throw new ExtensionError(

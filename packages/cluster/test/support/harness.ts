@@ -25,8 +25,8 @@ import {
 export const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 export const Greeter = defineService('org.acme.Greeter', {
-  sayHello: { args: ['string'], returns: 'string' },
-  sayBye: { args: ['string'], returns: 'string' },
+  sayHello: { args: [String], returns: String },
+  sayBye: { args: [String], returns: String },
 });
 
 export interface LogEntry {

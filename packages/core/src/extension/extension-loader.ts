@@ -647,27 +647,28 @@ export class ExtensionLoader<T> {
 
   /**
    * Calls `destroy()` on every instance created by this loader (outermost wrappers and bare instances), once
-   * each; errors are logged, never thrown.
+   * each, and waits for the asynchronous ones (e.g. a log flush); errors are logged, never thrown.
    * @internal Called by the owning scope.
    */
-  destroyInstances(): void {
+  async destroyInstances(): Promise<void> {
     const seen = new Set<unknown>();
     const all = [...this.instances.values(), ...this.bareInstances.values()];
     // A generated adaptive extension only dispatches; a hand-written adaptive class may own resources.
     if (this.adaptiveInstance !== undefined && this.adaptiveDefinition !== undefined) all.push(this.adaptiveInstance);
+    const pending: Promise<unknown>[] = [];
     for (const instance of all.reverse()) {
       if (seen.has(instance)) continue;
       seen.add(instance);
       const destroy = (instance as { destroy?: unknown } | null)?.destroy;
-      if (typeof destroy === 'function') {
-        try {
-          const out = destroy.call(instance) as unknown;
-          if (out instanceof Promise) out.catch((e: unknown) => this.host.warn(`destroy() of ${this.point.id} extension failed`, e));
-        } catch (error) {
-          this.host.warn(`destroy() of ${this.point.id} extension failed`, error);
-        }
+      if (typeof destroy !== 'function') continue;
+      try {
+        const out = destroy.call(instance) as unknown;
+        if (out instanceof Promise) pending.push(out.catch((e: unknown) => this.host.warn(`destroy() of ${this.point.id} extension failed`, e)));
+      } catch (error) {
+        this.host.warn(`destroy() of ${this.point.id} extension failed`, error);
       }
     }
+    await Promise.all(pending);
     this.instances.clear();
     this.bareInstances.clear();
     this.rawByClass.clear();

@@ -34,6 +34,7 @@ export abstract class ScopeModel implements LoaderHost {
   private readonly loaders = new Map<string, ExtensionLoader<unknown>>();
   private readonly destroyHooks: Array<() => void | Promise<void>> = [];
   private destroyed = false;
+  private destroying: Promise<void> | undefined;
   private readonly ownStack: string[] = [];
 
   protected constructor(
@@ -153,9 +154,15 @@ export abstract class ScopeModel implements LoaderHost {
     this.destroyHooks.push(hook);
   }
 
-  /** Destroys children first, then this scope's extension instances (`destroy()`), then its hooks. Idempotent. */
-  async destroy(): Promise<void> {
-    if (this.destroyed) return;
+  /**
+   * Destroys children first, then runs this scope's hooks, then calls `destroy()` on its extension instances
+   * (awaiting asynchronous ones). Idempotent.
+   */
+  destroy(): Promise<void> {
+    return (this.destroying ??= this.doDestroy());
+  }
+
+  private async doDestroy(): Promise<void> {
     await this.destroyChildren();
     this.destroyed = true;
     for (const hook of this.destroyHooks.reverse()) {
@@ -165,7 +172,7 @@ export abstract class ScopeModel implements LoaderHost {
         this.warn(`a destroy hook of ${this.description} failed`, error);
       }
     }
-    for (const loader of [...this.loaders.values()].reverse()) loader.destroyInstances();
+    for (const loader of [...this.loaders.values()].reverse()) await loader.destroyInstances();
     this.loaders.clear();
   }
 

@@ -46,7 +46,8 @@ class FilterNode extends Invoker {
   }
 
   invoke(invocation: Invocation): Promise<Result> {
-    return checkPromise(this.filter.invoke(this.next, invocation), this.name);
+    const answer: unknown = this.filter.invoke(this.next, invocation);
+    return answer instanceof Promise ? (answer as Promise<Result>) : checkPromise(answer, this.name);
   }
 }
 
@@ -61,7 +62,8 @@ class ListeningFilterNode extends FilterNode {
 
   override invoke(invocation: Invocation): Promise<Result> {
     try {
-      return checkPromise(this.filter.invoke(this.next, invocation), this.name);
+      const answer: unknown = this.filter.invoke(this.next, invocation);
+      return answer instanceof Promise ? (answer as Promise<Result>) : checkPromise(answer, this.name);
     } catch (error) {
       // Outside the window (after an await in an outer filter) the throw becomes a rejection of the head's
       // promise, which the head reports to every listener: nothing to record.

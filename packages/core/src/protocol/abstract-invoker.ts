@@ -3,18 +3,29 @@ import { Invoker } from '../rpc/invoker.js';
 import type { Result } from '../rpc/result.js';
 import { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
 import type { URL } from '../rpc/url.js';
+import { DeadlineWheel } from './deadline-wheel.js';
 
 /** Dubbo's default consumer timeout, in ms. */
 export const DEFAULT_TIMEOUT = 1000;
 
 /**
+ * Deadlines an invoker wrote on invocations, with the upstream deadline (if any) each one replaced. A cluster
+ * retries with the same invocation: a deadline written for an earlier attempt is not an upstream deadline.
+ */
+const written = new WeakMap<Invocation, { readonly deadline: number; readonly upstream: number | undefined }>();
+
+/**
  * Base of consumer-side protocol invokers: enforces the call's timeout, deadline and cancellation.
  *
  * @remarks
- * Per call, the effective timeout is the method-level `timeout` URL key (default 1000 ms; 0 disables),
- * shortened by the invocation's absolute `deadline` when one was propagated from upstream. The deadline is
- * written back on the invocation so the protocol can send it (Triple's `grpc-timeout`). When it passes, the
- * call rejects with `RpcError` `timeout`; when the invocation's `signal` aborts, with `cancelled`. Subclasses
+ * Per attempt, the effective timeout is the method-level `timeout` URL key (default 1000 ms; 0 disables),
+ * shortened by the invocation's absolute `deadline` when one was propagated from upstream (or set per call).
+ * The effective deadline is written back on the invocation so the protocol can send it (Triple's
+ * `grpc-timeout`); a deadline written by an earlier attempt of the same invocation (a cluster retry) does not
+ * count as upstream, so each retry gets its own timeout, still bounded by the upstream deadline. When it passes, the
+ * call rejects with `RpcError` `timeout` — checked on a 10 ms {@link DeadlineWheel} as Dubbo does, not with a
+ * timer per call, so a timeout fires at most one tick late; when the invocation's `signal` aborts, with
+ * `cancelled`. Subclasses
  * implement `doInvoke`. A call with no timeout and no signal pays nothing for this.
  *
  * @example
@@ -27,6 +38,7 @@ export const DEFAULT_TIMEOUT = 1000;
 export abstract class AbstractInvoker extends Invoker {
   private destroyed = false;
   private readonly timeouts = new Map<string, number>();
+  private readonly wheel = new DeadlineWheel(10);
 
   constructor(protected readonly url: URL) {
     super();
@@ -47,6 +59,7 @@ export abstract class AbstractInvoker extends Invoker {
 
   override destroy(): void | Promise<void> {
     this.destroyed = true;
+    this.wheel.close();
   }
 
   /** The configured timeout of a method in ms (0: none). */
@@ -66,37 +79,54 @@ export abstract class AbstractInvoker extends Invoker {
       );
     }
     let timeout = this.timeoutOf(invocation.methodName);
-    if (invocation.deadline !== undefined) {
-      const remaining = invocation.deadline - Date.now();
+    let byDeadline = false;
+    const mark = invocation.deadline === undefined ? undefined : written.get(invocation);
+    const upstream = mark !== undefined && mark.deadline === invocation.deadline ? mark.upstream : invocation.deadline;
+    if (upstream !== undefined) {
+      const now = Date.now();
+      const remaining = upstream - now;
       if (remaining <= 0) return Promise.reject(this.timeoutError(invocation, 0, true));
-      if (timeout <= 0 || remaining < timeout) timeout = remaining;
+      if (timeout <= 0 || remaining < timeout) {
+        timeout = remaining;
+        byDeadline = true;
+      }
+      const deadline = byDeadline ? upstream : now + timeout;
+      if (deadline !== invocation.deadline) {
+        invocation.deadline = deadline;
+        written.set(invocation, { deadline, upstream });
+      }
     } else if (timeout > 0) {
-      invocation.deadline = Date.now() + timeout;
+      const deadline = Date.now() + timeout;
+      invocation.deadline = deadline;
+      written.set(invocation, { deadline, upstream: undefined });
+    } else if (invocation.deadline !== undefined) {
+      // An earlier attempt (on an invoker with a timeout) wrote it; this one has none.
+      invocation.deadline = undefined;
     }
     const signal = invocation.signal;
     if (timeout <= 0 && signal === undefined) return this.call(invocation);
     if (signal?.aborted) return Promise.reject(this.cancelledError(invocation, signal));
     return new Promise<Result>((resolve, reject) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
+      let entry: { settled: boolean } | undefined;
       const onAbort = () => {
-        if (timer !== undefined) clearTimeout(timer);
+        if (entry !== undefined) entry.settled = true;
         reject(this.cancelledError(invocation, signal as AbortSignal));
       };
       if (timeout > 0) {
-        timer = setTimeout(() => {
+        entry = this.wheel.add(Date.now() + timeout, () => {
           signal?.removeEventListener('abort', onAbort);
-          reject(this.timeoutError(invocation, timeout, invocation.deadline !== undefined));
-        }, timeout);
+          reject(this.timeoutError(invocation, timeout, byDeadline));
+        });
       }
       signal?.addEventListener('abort', onAbort, { once: true });
       this.call(invocation).then(
         (result) => {
-          if (timer !== undefined) clearTimeout(timer);
+          if (entry !== undefined) entry.settled = true;
           signal?.removeEventListener('abort', onAbort);
           resolve(result);
         },
         (error: unknown) => {
-          if (timer !== undefined) clearTimeout(timer);
+          if (entry !== undefined) entry.settled = true;
           signal?.removeEventListener('abort', onAbort);
           reject(error);
         },

@@ -21,6 +21,8 @@ class InjvmExporter extends Exporter {
     private readonly invoker: Invoker,
     private readonly key: string,
     private readonly registry: Map<string, InjvmExporter>,
+    /** False when the export URL says `copy=false`: calls to this provider are zero-copy. */
+    readonly copy: boolean,
   ) {
     super();
   }
@@ -57,7 +59,7 @@ class SerializingCopier implements Copier {
     const copy = result.hasException()
       ? Result.ofException(errorFromData(this.serialization.copy(errorToData(result.exception)) as never, invocation.method?.throws))
       : Result.of(realize(this.serialization.copy(result.value), invocation.method?.returns, `result of ${invocation.methodName}`));
-    for (const [key, value] of result.getAttachments()) copy.setAttachment(key, value);
+    if (result.hasAttachments()) for (const [key, value] of result.getAttachments()) copy.setAttachment(key, value);
     return copy;
   }
 }
@@ -89,7 +91,7 @@ class InjvmInvoker extends AbstractInvoker {
         ),
       );
     }
-    const copier = this.copier;
+    const copier = exporter.copy ? this.copier : undefined;
     const provided = Invocation.of(
       invocation.methodName,
       copier === undefined ? invocation.args : copier.args(invocation),
@@ -97,9 +99,8 @@ class InjvmInvoker extends AbstractInvoker {
     );
     provided.deadline = invocation.deadline;
     provided.signal = invocation.signal;
-    const attachments = invocation.getAttachments();
-    if (attachments.size > 0) {
-      for (const [key, value] of attachments as ReadonlyMap<string, AttachmentValue>) provided.setAttachment(key, value);
+    if (invocation.hasAttachments()) {
+      for (const [key, value] of invocation.getAttachments() as ReadonlyMap<string, AttachmentValue>) provided.setAttachment(key, value);
     }
     const pending = exporter.getInvoker().invoke(provided);
     return copier === undefined ? pending : pending.then((result) => copier.result(result, provided));
@@ -114,7 +115,8 @@ class InjvmInvoker extends AbstractInvoker {
  * results and business errors are **copied** through the codec named by the URL key `serialization` (default
  * `json`) and realised against the method's declared types, so a service behaves the same in-process and over
  * the network; timeouts, deadlines and cancellation apply as for any consumer invoker. `copy=false` on the
- * reference (or export) URL opts out: arguments and results are passed by reference (zero-copy). Exporters are
+ * reference URL (for that reference) or on the export URL (for every caller of that provider) opts out:
+ * arguments, results and business errors are passed by reference (zero-copy). Exporters are
  * per application; exporting the same service key twice is an error. A referred invoker is available while its
  * service is exported.
  *
@@ -147,7 +149,7 @@ export class InjvmProtocol extends Protocol {
         `Service ${key} is already exported over injvm in this application; export it once, or give it another group or version.`,
       );
     }
-    const exporter = new InjvmExporter(invoker, key, this.exporters);
+    const exporter = new InjvmExporter(invoker, key, this.exporters, url.getParameter('copy', true));
     this.exporters.set(key, exporter);
     return exporter;
   }

@@ -16,13 +16,24 @@ function toException(error: unknown): Result {
   return Result.ofException(error);
 }
 
+/** A promise of another realm or library (anything with a `then` method) is awaited like a native one. */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
+
 /**
  * The provider-side invoker that calls a service implementation.
  *
  * @remarks
  * Whatever the implementation throws or rejects with is a **business error**: it becomes a `Result` carrying
- * it (never a rejection), so filters see it in `onResponse` and consumers never retry or mock it. A method the
- * service does not declare rejects with `RpcError` `method-not-found`. Methods are looked up once, at export.
+ * it (never a rejection), so filters see it in `onResponse` and consumers never retry or mock it. A returned
+ * promise (or any thenable) is awaited. A method the service does not declare rejects with `RpcError`
+ * `method-not-found`. Methods are looked up once, at export; a method the implementation only inherits from
+ * `Object.prototype` (`toString`, `constructor`…) counts as missing.
  *
  * @example
  * ```ts
@@ -42,7 +53,8 @@ export class ServiceInvoker extends Invoker {
     const missing: string[] = [];
     for (const name of service.methodNames) {
       const fn = (implementation as Record<string, unknown>)[name];
-      if (typeof fn === 'function') this.methods.set(name, fn as Method);
+      // `toString`, `constructor`… inherited from Object.prototype do not implement a declared method.
+      if (typeof fn === 'function' && fn !== (Object.prototype as Record<string, unknown>)[name]) this.methods.set(name, fn as Method);
       else missing.push(name);
     }
     if (missing.length > 0) {
@@ -74,6 +86,7 @@ export class ServiceInvoker extends Invoker {
       return Promise.resolve(Result.ofException(error));
     }
     if (out instanceof Promise) return out.then(toResult, toException);
+    if (isThenable(out)) return Promise.resolve(out).then(toResult, toException);
     return Promise.resolve(Result.of(out));
   }
 }

@@ -47,25 +47,39 @@ export class Invocation {
   service: ServiceDefinition | undefined;
   private attachmentMap: Map<string, AttachmentValue> | undefined;
 
-  constructor(init: InvocationInit) {
+  constructor(init: InvocationInit);
+  /** @internal The allocation-free form used by {@link Invocation.of}. */
+  constructor(init: string, args: unknown[], service: ServiceDefinition | undefined);
+  constructor(init: InvocationInit | string, args?: unknown[], service?: ServiceDefinition) {
+    if (typeof init === 'string') {
+      this.methodName = init;
+      this.args = args as unknown[];
+      this.signal = undefined;
+      this.deadline = undefined;
+      this.service = service;
+      this.attachmentMap = undefined;
+      return;
+    }
     this.methodName = init.methodName;
     this.args = init.args === undefined ? [] : [...init.args];
     this.signal = init.signal;
     this.deadline = init.deadline;
     this.service = init.service;
     const attachments = init.attachments;
-    if (attachments !== undefined) {
-      this.attachmentMap = new Map(attachments instanceof Map ? attachments : Object.entries(attachments));
-    }
+    this.attachmentMap =
+      attachments === undefined ? undefined : new Map(attachments instanceof Map ? attachments : Object.entries(attachments));
   }
 
   /**
    * Creates an invocation that takes ownership of `args` (no copy): the hot path of proxies and protocols.
    */
   static of(methodName: string, args: unknown[], service?: ServiceDefinition): Invocation {
-    const invocation = new Invocation({ methodName, service });
-    invocation.args = args;
-    return invocation;
+    return new Invocation(methodName, args, service);
+  }
+
+  /** Whether any attachment is set (without creating the attachment map). */
+  hasAttachments(): boolean {
+    return this.attachmentMap !== undefined && this.attachmentMap.size > 0;
   }
 
   /** The called method's descriptor (declared argument and return types), when the service is known. */

@@ -18,7 +18,7 @@ import type { AttachmentValue } from './invocation.js';
  * ```
  */
 export class Result {
-  private attachmentMap: Map<string, AttachmentValue> | undefined;
+  private attachmentMap: Map<string, AttachmentValue> | undefined = undefined;
 
   private constructor(
     /** The returned value (undefined when there is an exception). */
@@ -58,6 +58,11 @@ export class Result {
   setAttachment(key: string, value: AttachmentValue): this {
     (this.attachmentMap ??= new Map()).set(key, value);
     return this;
+  }
+
+  /** Whether any attachment is set (without creating the attachment map). */
+  hasAttachments(): boolean {
+    return this.attachmentMap !== undefined && this.attachmentMap.size > 0;
   }
 
   /** All attachments (a live read-only view). */

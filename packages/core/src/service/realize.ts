@@ -102,10 +102,17 @@ export interface ErrorData {
   readonly [key: string]: unknown;
 }
 
-/** Captures an error as plain data (name, message, own enumerable properties that are plain data). */
+/**
+ * Captures an error as plain data (name, message, own enumerable properties that are plain data).
+ *
+ * @remarks The name is the error's `name`, except for an error whose class only inherits the `name` of a
+ * standard error (`class Declined extends Error {}` has `name` `'Error'`): its class name is used instead, so
+ * the consumer can rebuild it as the declared class. A thrown non-`Error` value becomes `{ name: 'Error',
+ * message: String(value) }`.
+ */
 export function errorToData(error: unknown): ErrorData {
   if (!(error instanceof Error)) return { name: 'Error', message: String(error) };
-  const data: Record<string, unknown> = { name: error.name, message: error.message };
+  const data: Record<string, unknown> = { name: errorName(error), message: error.message };
   for (const key of Object.keys(error)) {
     if (UNSAFE_KEYS.has(key) || key === 'stack' || key === 'cause') continue;
     const v = (error as unknown as Record<string, unknown>)[key];
@@ -124,16 +131,37 @@ const STANDARD_ERRORS: readonly (abstract new (...args: never[]) => Error)[] = [
   URIError,
 ];
 
+/** The name an error travels under: its `name`, or its class name when it merely inherits a standard error's. */
+function errorName(error: Error): string {
+  const name = error.name;
+  const ctor = (error as { constructor?: unknown }).constructor;
+  if (
+    typeof ctor === 'function' &&
+    ctor.name !== '' &&
+    ctor.name !== name &&
+    !Object.prototype.hasOwnProperty.call(error, 'name') &&
+    STANDARD_ERRORS.some((c) => c.name === name && c !== ctor)
+  ) {
+    return ctor.name;
+  }
+  return name;
+}
+
 /**
  * Rebuilds an error from {@link ErrorData}: an instance of the declared error class (or standard error class such
  * as `TypeError`) whose `name` matches — created without running its constructor — else a plain `Error` carrying
  * the name.
+ *
+ * @remarks The other data properties become own properties of the error; `message` is non-enumerable as on a
+ * native error, and `name` is an own property only when the class does not already answer it.
  */
 export function errorFromData(data: ErrorData, declared: readonly (abstract new (...args: never[]) => Error)[] = []): Error {
   const cls = declared.find((c) => c.name === data.name) ?? STANDARD_ERRORS.find((c) => c.name === data.name);
   const error = (cls !== undefined ? Object.create(cls.prototype as object) : new Error(data.message)) as Error & Record<string, unknown>;
   for (const key of Object.keys(data)) {
-    if (!UNSAFE_KEYS.has(key)) error[key] = data[key];
+    if (UNSAFE_KEYS.has(key)) continue;
+    if (cls !== undefined && (key === 'message' || (key === 'name' && error.name === data.name))) continue;
+    error[key] = data[key];
   }
   if (cls !== undefined) {
     Object.defineProperty(error, 'message', { value: data.message, writable: true, configurable: true });

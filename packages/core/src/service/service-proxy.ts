@@ -32,6 +32,8 @@ export type CallableProxy<M extends Record<string, MethodSpec>> = ServiceProxy<M
   ): ReturnType<ServiceProxy<M>[K]>;
   /** The service definition behind the proxy. */
   readonly $service: ServiceDefinition<M>;
+  /** Dubbo's echo test: the provider's `echo` filter answers with `value` without reaching the implementation. */
+  $echo<T>(value: T): Promise<T>;
 };
 
 /**
@@ -98,5 +100,6 @@ export function createServiceProxy<M extends Record<string, MethodSpec>>(
     return call(invocation);
   };
   proxy['$service'] = service;
+  proxy['$echo'] = (value: unknown) => call(Invocation.of('$echo', [value], service));
   return Object.freeze(proxy) as unknown as CallableProxy<M>;
 }
