@@ -52,7 +52,9 @@ interface RpcStatusAware {
  * Consumer-side counters: Dubbo only counts calls in `ActiveLimitFilter`, so `leastactive` and
  * `shortestresponse` see zeros unless `actives` is configured. Here, when the chosen load balance has
  * `usesRpcStatus === true`, every provider attempt is counted with `RpcStatusRegistry.beginCount`/`endCount`
- * exactly once, whether it resolves, rejects or throws synchronously. Other load balances pay nothing.
+ * exactly once, whether it resolves, rejects or throws synchronously. Other load balances pay nothing. When the
+ * provider URL sets `actives` for the method, the consumer `active-limit` filter (which Dubbo activates on that
+ * key) counts the attempt instead, so it is never counted twice.
  *
  * Failures: a provider may reject or throw synchronously; both arrive as a rejection of
  * {@link AbstractClusterInvoker.invokeProvider}. `invoke` itself never throws: it returns a rejected promise
@@ -82,7 +84,7 @@ export abstract class AbstractClusterInvoker extends Invoker {
     /** The application's call counters. */
     protected readonly statuses: RpcStatusRegistry,
     /** Randomness for reselection among many providers. */
-    protected readonly random: RandomSource = new RandomSource(),
+    protected readonly random: RandomSource = new RandomSource()
   ) {
     super();
   }
@@ -160,7 +162,7 @@ export abstract class AbstractClusterInvoker extends Invoker {
     if (this.isDestroyed()) {
       throw new RpcError(
         RpcErrorCode.UNKNOWN,
-        `Rpc cluster invoker for ${this.serviceName()} on consumer ${this.consumerHost()} is now destroyed! Can not invoke any more.`,
+        `Rpc cluster invoker for ${this.serviceName()} on consumer ${this.consumerHost()} is now destroyed! Can not invoke any more.`
       );
     }
   }
@@ -173,7 +175,7 @@ export abstract class AbstractClusterInvoker extends Invoker {
       `Failed to invoke the method ${invocation.getMethodName()} in the service ${this.serviceName()}. ` +
         `No provider available for the service ${this.directory.getConsumerUrl().getServiceKey() ?? this.serviceName()} ` +
         `from registry ${this.registryAddress()} on the consumer ${this.consumerHost()}. ` +
-        `Please check if the providers have been started and registered.`,
+        `Please check if the providers have been started and registered.`
     );
   }
 
@@ -185,7 +187,7 @@ export abstract class AbstractClusterInvoker extends Invoker {
     loadBalance: LoadBalance,
     invocation: Invocation,
     invokers: readonly Invoker[],
-    selected: readonly Invoker[] | undefined,
+    selected: readonly Invoker[] | undefined
   ): Invoker {
     const first = invokers[0] as Invoker;
     const sticky = first.getUrl().getMethodParameter(invocation.getMethodName(), ClusterKeys.STICKY, ClusterDefaults.STICKY);
@@ -212,7 +214,7 @@ export abstract class AbstractClusterInvoker extends Invoker {
     invocation: Invocation,
     invokers: readonly Invoker[],
     selected: readonly Invoker[] | undefined,
-    availableCheck: boolean,
+    availableCheck: boolean
   ): Invoker {
     if (invokers.length === 1) return invokers[0] as Invoker;
     let invoker = loadBalance.select(invokers, this.getUrl(), invocation);
@@ -227,7 +229,12 @@ export abstract class AbstractClusterInvoker extends Invoker {
           invoker = invokers[(index + 1) % invokers.length] as Invoker;
         }
       } catch (error) {
-        safeLog(this.logger, 'error', `cluster reselect failed, keeping the load balance's choice: ${RpcError.from(error).message}`, error);
+        safeLog(
+          this.logger,
+          'error',
+          `cluster reselect failed, keeping the load balance's choice: ${RpcError.from(error).message}`,
+          error
+        );
       }
     }
     return invoker;
@@ -238,7 +245,7 @@ export abstract class AbstractClusterInvoker extends Invoker {
     invocation: Invocation,
     invokers: readonly Invoker[],
     selected: readonly Invoker[] | undefined,
-    availableCheck: boolean,
+    availableCheck: boolean
   ): Invoker | undefined {
     const reselectCount = this.getUrl().getParameter(ClusterKeys.RESELECT_COUNT, ClusterDefaults.RESELECT_COUNT);
     const candidates: Invoker[] = [];
@@ -267,7 +274,8 @@ export abstract class AbstractClusterInvoker extends Invoker {
 
   /**
    * Calls one provider. A synchronous throw becomes a rejection (mapped with `RpcError.from`); with `counted`,
-   * the attempt is counted in with `beginCount` and out with `endCount` exactly once, however it ends.
+   * the attempt is counted in with `beginCount` and out with `endCount` exactly once, however it ends — unless
+   * the provider URL sets `actives` for the method, in which case the `active-limit` filter counts it.
    */
   protected invokeProvider(invoker: Invoker, invocation: Invocation, counted: boolean): Promise<Result> {
     if (!counted) {
@@ -280,12 +288,18 @@ export abstract class AbstractClusterInvoker extends Invoker {
     const statuses = this.statuses;
     const url = invoker.getUrl();
     const method = invocation.getMethodName();
+    if (url.getMethodParameter(method, ClusterKeys.ACTIVES, 0) > 0) {
+      // The active-limit filter (activated by `actives`) counts this attempt itself: counting here too would
+      // double every count and halve the limit.
+      return this.invokeProvider(invoker, invocation, false);
+    }
     statuses.beginCount(url, method);
     const start = performance.now();
     let pending: Promise<Result>;
     try {
       pending = invoker.invoke(invocation);
     } catch (error) {
+      statuses.endCount(url, method, performance.now() - start, false);
       return Promise.reject(RpcError.from(error));
     }
     return pending.then(
@@ -296,7 +310,7 @@ export abstract class AbstractClusterInvoker extends Invoker {
       (error: unknown) => {
         statuses.endCount(url, method, performance.now() - start, false);
         throw error;
-      },
+      }
     );
   }
 

@@ -33,7 +33,10 @@ export abstract class AbstractLoadBalance extends LoadBalance {
   select(invokers: readonly Invoker[], url: URL, invocation: Invocation): Invoker {
     if (invokers.length === 1) return invokers[0] as Invoker;
     if (invokers.length === 0) {
-      throw new RpcError(RpcErrorCode.NO_INVOKER, `${this.constructor.name}.select() was called without providers for ${invocation.getMethodName()}.`);
+      throw new RpcError(
+        RpcErrorCode.NO_INVOKER,
+        `${this.constructor.name}.select() was called without providers for ${invocation.getMethodName()}.`
+      );
     }
     return this.doSelect(invokers, url, invocation);
   }
@@ -78,7 +81,7 @@ export abstract class AbstractLoadBalance extends LoadBalance {
     weights: readonly number[],
     totalWeight: number,
     sameWeight: boolean,
-    random: RandomSource,
+    random: RandomSource
   ): Invoker {
     if (count === 1) return invokers[indexes[0] as number] as Invoker;
     if (!sameWeight && totalWeight > 0) {

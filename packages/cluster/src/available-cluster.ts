@@ -1,4 +1,13 @@
-import { Cluster, LoadBalance, Logger, RandomSource, RpcStatusRegistry, type Directory, type ExtensionLoader, type Invoker } from '@weft/core';
+import {
+  Cluster,
+  LoadBalance,
+  Logger,
+  RandomSource,
+  RpcStatusRegistry,
+  type Directory,
+  type ExtensionLoader,
+  type Invoker,
+} from '@weft/core';
 import { Inject, InjectLoader } from '@weft/core/spi';
 
 import { AvailableClusterInvoker } from './available-cluster-invoker.js';
@@ -7,7 +16,8 @@ import { AvailableClusterInvoker } from './available-cluster-invoker.js';
  * Calls the first available provider, without load balancing: the `Cluster` extension `available`.
  *
  * @remarks
- * Extension `available` of `weft.rpc.Cluster`, application scope, singleton. `join` returns a {@link AvailableClusterInvoker}. No URL keys of its own.
+ * Extension `available` of `weft.rpc.Cluster`, application scope, singleton. `join` returns a
+ * {@link AvailableClusterInvoker}. No URL keys of its own.
  *
  * @example
  * ```ts
@@ -19,7 +29,7 @@ export class AvailableCluster extends Cluster {
     @InjectLoader(LoadBalance) private readonly loadBalances: ExtensionLoader<LoadBalance>,
     @Inject(Logger) private readonly logger: Logger,
     @Inject(RpcStatusRegistry) private readonly statuses: RpcStatusRegistry,
-    @Inject(RandomSource) private readonly random: RandomSource,
+    @Inject(RandomSource) private readonly random: RandomSource
   ) {
     super();
   }

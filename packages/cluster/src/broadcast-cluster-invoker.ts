@@ -7,8 +7,8 @@ import { ClusterDefaults, ClusterKeys } from './cluster-keys.js';
  * The `broadcast` strategy's invoker: calls every provider, one after the other.
  *
  * @remarks
- * Each provider gets its own copy of the invocation (same method, arguments, attachments, signal and
- * deadline). A failure is a rejection (or synchronous throw) or a resolved `Result` carrying a business error.
+ * Each provider gets its own copy of the invocation (same method, arguments, attachments, signal, deadline and
+ * service). A failure is a rejection (or synchronous throw) or a resolved `Result` carrying a business error.
  * `broadcast.fail.percent` (service level, default 100; outside 0..100 it is logged and reset to 100) sets when
  * to stop early: after a failure, once the failure count reaches `ceil(providers × percent / 100)`. So `100`
  * calls every provider and `0` stops at the first failure — Dubbo compares after incrementing and never stops
@@ -28,7 +28,7 @@ export class BroadcastClusterInvoker extends AbstractClusterInvoker {
       this.log(
         'info',
         `The value corresponding to the ${ClusterKeys.BROADCAST_FAIL_PERCENT} parameter must be between 0 and 100. ` +
-          `The current setting is ${percent}, which is reset to 100.`,
+          `The current setting is ${percent}, which is reset to 100.`
       );
       percent = 100;
     }
@@ -44,6 +44,7 @@ export class BroadcastClusterInvoker extends AbstractClusterInvoker {
         attachments: invocation.getAttachments(),
         signal: invocation.signal,
         deadline: invocation.deadline,
+        service: invocation.service,
       });
       let failure: RpcError | undefined;
       try {
@@ -65,7 +66,7 @@ export class BroadcastClusterInvoker extends AbstractClusterInvoker {
         'debug',
         failures >= threshold
           ? `The number of BroadcastCluster call failures has reached the threshold ${threshold}`
-          : `The number of BroadcastCluster call failures has not reached the threshold ${threshold}, fail size is ${failures}`,
+          : `The number of BroadcastCluster call failures has not reached the threshold ${threshold}, fail size is ${failures}`
       );
       throw exception;
     }

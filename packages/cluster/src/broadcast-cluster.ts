@@ -1,4 +1,13 @@
-import { Cluster, LoadBalance, Logger, RandomSource, RpcStatusRegistry, type Directory, type ExtensionLoader, type Invoker } from '@weft/core';
+import {
+  Cluster,
+  LoadBalance,
+  Logger,
+  RandomSource,
+  RpcStatusRegistry,
+  type Directory,
+  type ExtensionLoader,
+  type Invoker,
+} from '@weft/core';
 import { Inject, InjectLoader } from '@weft/core/spi';
 
 import { BroadcastClusterInvoker } from './broadcast-cluster-invoker.js';
@@ -7,7 +16,9 @@ import { BroadcastClusterInvoker } from './broadcast-cluster-invoker.js';
  * Calls every provider in turn: the `Cluster` extension `broadcast`.
  *
  * @remarks
- * Extension `broadcast` of `weft.rpc.Cluster`, application scope, singleton. `join` returns a {@link BroadcastClusterInvoker}. URL key (service level): `broadcast.fail.percent` (default 100). Suited to notifying every provider, e.g. to refresh caches.
+ * Extension `broadcast` of `weft.rpc.Cluster`, application scope, singleton. `join` returns a
+ * {@link BroadcastClusterInvoker}. URL key (service level): `broadcast.fail.percent` (default 100). Suited to notifying
+ * every provider, e.g. to refresh caches.
  *
  * @example
  * ```ts
@@ -19,7 +30,7 @@ export class BroadcastCluster extends Cluster {
     @InjectLoader(LoadBalance) private readonly loadBalances: ExtensionLoader<LoadBalance>,
     @Inject(Logger) private readonly logger: Logger,
     @Inject(RpcStatusRegistry) private readonly statuses: RpcStatusRegistry,
-    @Inject(RandomSource) private readonly random: RandomSource,
+    @Inject(RandomSource) private readonly random: RandomSource
   ) {
     super();
   }

@@ -44,6 +44,11 @@ export const ClusterKeys = {
   HASH_NODES: 'hash.nodes',
   /** Consistent hash: comma-separated argument indexes forming the key (method level). */
   HASH_ARGUMENTS: 'hash.arguments',
+  /**
+   * Consumer concurrency limit of the `active-limit` filter (method level). Read, not enforced, here: when it is
+   * set, that filter counts calls, so cluster invokers do not count them a second time.
+   */
+  ACTIVES: 'actives',
   /** Shortest response: sliding window of the response-time average, in ms. */
   SHORTEST_RESPONSE_SLIDE_PERIOD: 'shortestResponseSlidePeriod',
 } as const;
@@ -58,21 +63,38 @@ export const ClusterKeys = {
  * ```
  */
 export const ClusterDefaults = {
+  /** Default strategy. */
   CLUSTER: 'failover',
+  /** Default load balance. */
   LOADBALANCE: 'random',
+  /** `failover` retries after the first attempt. */
   FAILOVER_RETRIES: 2,
+  /** `failback` background retries. */
   FAILBACK_RETRIES: 3,
+  /** Sticky selection is off. */
   STICKY: false,
+  /** Unavailable providers are skipped. */
   AVAILABLE_CHECK: true,
+  /** Random candidates considered by reselection. */
   RESELECT_COUNT: 10,
+  /** Pending background retries per invoker. */
   FAILBACK_TASKS: 100,
+  /** Milliseconds between background retries (Dubbo: fixed 5 s). */
   FAILBACK_INTERVAL: 5000,
+  /** Parallel calls of `forking`. */
   FORKS: 2,
+  /** Milliseconds `forking` waits for an answer. */
   TIMEOUT: 1000,
+  /** `broadcast` calls every provider whatever fails. */
   BROADCAST_FAIL_PERCENT: 100,
+  /** Provider weight. */
   WEIGHT: 100,
+  /** Warmup duration in ms (10 minutes). */
   WARMUP: 600_000,
+  /** Virtual nodes per provider on the hash ring. */
   HASH_NODES: 160,
+  /** The first argument is the hash key. */
   HASH_ARGUMENTS: '0',
+  /** Response-time window in ms. */
   SHORTEST_RESPONSE_SLIDE_PERIOD: 30_000,
 } as const;

@@ -37,7 +37,7 @@ export class ConsistentHashSelector {
     invokers: readonly Invoker[],
     method: string,
     private readonly replicas: number,
-    private readonly argumentsText: string,
+    private readonly argumentsText: string
   ) {
     this.invokers = [...invokers];
     this.argumentIndexes = argumentsText
@@ -49,7 +49,7 @@ export class ConsistentHashSelector {
           throw new ExtensionError(
             ExtensionErrorCode.INVALID_PARAMETER,
             `Invalid value "${argumentsText}" of parameter "${ClusterKeys.HASH_ARGUMENTS}" (method "${method}"): ` +
-              `expected comma-separated argument indexes such as "0,1".`,
+              `expected comma-separated argument indexes such as "0,1".`
           );
         }
         return Number(part);

@@ -60,7 +60,7 @@ export class FailbackClusterInvoker extends AbstractClusterInvoker {
     statuses: RpcStatusRegistry,
     random?: RandomSource,
     /** Invokers with pending retries, owned by the `failback` extension so that its `destroy()` can cancel them. */
-    private readonly pendingOwners: Set<FailbackClusterInvoker> = new Set(),
+    private readonly pendingOwners: Set<FailbackClusterInvoker> = new Set()
   ) {
     super(directory, loadBalances, logger, statuses, random);
   }
@@ -93,7 +93,7 @@ export class FailbackClusterInvoker extends AbstractClusterInvoker {
       invoker = this.select(loadBalance, invocation, invokers, undefined);
       const chosen = invoker;
       return this.invokeProvider(chosen, invocation, this.countsRpcStatus(loadBalance)).then(undefined, (error: unknown) =>
-        this.onFailure(invocation, loadBalance, chosen, error),
+        this.onFailure(invocation, loadBalance, chosen, error)
       );
     } catch (error) {
       try {
@@ -109,8 +109,10 @@ export class FailbackClusterInvoker extends AbstractClusterInvoker {
     if (rpcError.isBiz) throw rpcError;
     this.log(
       'error',
-      `Failback to invoke method ${invocation.getMethodName()}, wait for retry in background. Ignored exception: ${rpcError.message}`,
-      rpcError,
+      `Failback to invoke method ${invocation.getMethodName()}, wait for retry in background. Ignored exception: ${
+        rpcError.message
+      }`,
+      rpcError
     );
     this.addFailed(invocation, loadBalance, invoker);
     return Result.of(undefined);
@@ -130,7 +132,9 @@ export class FailbackClusterInvoker extends AbstractClusterInvoker {
       this.log(
         'error',
         `Failback retry queue of ${this.serviceName()} is full (${max} pending, key ${ClusterKeys.FAILBACK_TASKS}): ` +
-          `dropped the oldest retry, of method ${oldest.invocation.getMethodName()} (${oldest.retried} of ${oldest.retries} retries done).`,
+          `dropped the oldest retry, of method ${oldest.invocation.getMethodName()} (${oldest.retried} of ${
+            oldest.retries
+          } retries done).`
       );
     }
     const task: RetryTask = { invocation, loadBalance, retries, lastInvoker, retried: 0, timer: undefined, cancelled: false };
@@ -151,7 +155,12 @@ export class FailbackClusterInvoker extends AbstractClusterInvoker {
     task.timer = undefined;
     if (task.cancelled) return;
     const method = task.invocation.getMethodName();
-    this.log('info', `Attempt to retry to invoke method ${method}. The total will retry ${task.retries} times, the current is the ${task.retried + 1} retry`);
+    this.log(
+      'info',
+      `Attempt to retry to invoke method ${method}. The total will retry ${task.retries} times, the current is the ${
+        task.retried + 1
+      } retry`
+    );
     let pending: Promise<Result>;
     try {
       this.checkWhetherDestroyed();
@@ -170,7 +179,7 @@ export class FailbackClusterInvoker extends AbstractClusterInvoker {
         this.remove(task);
         this.log('info', `Failback retry ${task.retried + 1} of method ${method} succeeded.`);
       },
-      (error: unknown) => this.retryFailed(task, RpcError.from(error)),
+      (error: unknown) => this.retryFailed(task, RpcError.from(error))
     );
   }
 
@@ -184,7 +193,7 @@ export class FailbackClusterInvoker extends AbstractClusterInvoker {
         'error',
         `Failed retry times exceed threshold (${task.retries}), We have to abandon, invocation->method ${method} of ` +
           `${this.serviceName()} after ${task.retried} retries. Last error is: ${error.message}`,
-        error,
+        error
       );
       return;
     }

@@ -1,4 +1,13 @@
-import { Cluster, LoadBalance, Logger, RandomSource, RpcStatusRegistry, type Directory, type ExtensionLoader, type Invoker } from '@weft/core';
+import {
+  Cluster,
+  LoadBalance,
+  Logger,
+  RandomSource,
+  RpcStatusRegistry,
+  type Directory,
+  type ExtensionLoader,
+  type Invoker,
+} from '@weft/core';
 import { Inject, InjectLoader } from '@weft/core/spi';
 
 import { FailbackClusterInvoker } from './failback-cluster-invoker.js';
@@ -26,7 +35,7 @@ export class FailbackCluster extends Cluster {
     @InjectLoader(LoadBalance) private readonly loadBalances: ExtensionLoader<LoadBalance>,
     @Inject(Logger) private readonly logger: Logger,
     @Inject(RpcStatusRegistry) private readonly statuses: RpcStatusRegistry,
-    @Inject(RandomSource) private readonly random: RandomSource,
+    @Inject(RandomSource) private readonly random: RandomSource
   ) {
     super();
   }

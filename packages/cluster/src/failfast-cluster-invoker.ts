@@ -26,10 +26,12 @@ export class FailfastClusterInvoker extends AbstractClusterInvoker {
       if (rpcError.isBiz) throw rpcError;
       throw new RpcError(
         rpcError.code,
-        `Failfast invoke providers ${invoker.getUrl().toString()} ${loadBalance.constructor.name} for service ${this.serviceName()} ` +
+        `Failfast invoke providers ${invoker.getUrl().toString()} ${
+          loadBalance.constructor.name
+        } for service ${this.serviceName()} ` +
           `method ${invocation.getMethodName()} on consumer ${this.consumerHost()}, but no luck to perform the invocation. ` +
           `Last error is: ${rpcError.message}`,
-        { cause: rpcError },
+        { cause: rpcError }
       );
     });
   }

@@ -1,4 +1,13 @@
-import { Cluster, LoadBalance, Logger, RandomSource, RpcStatusRegistry, type Directory, type ExtensionLoader, type Invoker } from '@weft/core';
+import {
+  Cluster,
+  LoadBalance,
+  Logger,
+  RandomSource,
+  RpcStatusRegistry,
+  type Directory,
+  type ExtensionLoader,
+  type Invoker,
+} from '@weft/core';
 import { Inject, InjectLoader } from '@weft/core/spi';
 
 import { FailfastClusterInvoker } from './failfast-cluster-invoker.js';
@@ -7,7 +16,8 @@ import { FailfastClusterInvoker } from './failfast-cluster-invoker.js';
  * Makes exactly one attempt and reports its failure at once: the `Cluster` extension `failfast`.
  *
  * @remarks
- * Extension `failfast` of `weft.rpc.Cluster`, application scope, singleton. `join` returns a {@link FailfastClusterInvoker}. No URL keys of its own. Suited to non-idempotent writes.
+ * Extension `failfast` of `weft.rpc.Cluster`, application scope, singleton. `join` returns a
+ * {@link FailfastClusterInvoker}. No URL keys of its own. Suited to non-idempotent writes.
  *
  * @example
  * ```ts
@@ -19,7 +29,7 @@ export class FailfastCluster extends Cluster {
     @InjectLoader(LoadBalance) private readonly loadBalances: ExtensionLoader<LoadBalance>,
     @Inject(Logger) private readonly logger: Logger,
     @Inject(RpcStatusRegistry) private readonly statuses: RpcStatusRegistry,
-    @Inject(RandomSource) private readonly random: RandomSource,
+    @Inject(RandomSource) private readonly random: RandomSource
   ) {
     super();
   }

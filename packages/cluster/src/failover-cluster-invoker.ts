@@ -60,8 +60,8 @@ export class FailoverClusterInvoker extends AbstractClusterInvoker {
           last: undefined,
         },
         invoker,
-        error,
-      ),
+        error
+      )
     );
   }
 
@@ -97,7 +97,7 @@ export class FailoverClusterInvoker extends AbstractClusterInvoker {
           this.recovered(state, next);
           return result;
         },
-        (nextError: unknown) => this.onFailure(state, next, nextError),
+        (nextError: unknown) => this.onFailure(state, next, nextError)
       );
     } catch (thrown) {
       return Promise.reject(RpcError.from(thrown));
@@ -111,7 +111,7 @@ export class FailoverClusterInvoker extends AbstractClusterInvoker {
         `Tried ${state.attempts} times of the providers [${[...state.failed].join(', ')}] ` +
         `(${state.failed.size}/${state.invokers.length}) from the registry ${this.registryAddress()} ` +
         `on the consumer ${this.consumerHost()}. Last error is: ${last.message}`,
-      { cause: last },
+      { cause: last }
     );
   }
 
@@ -119,10 +119,12 @@ export class FailoverClusterInvoker extends AbstractClusterInvoker {
     this.log(
       'warn',
       `Although retry the method ${state.invocation.getMethodName()} in the service ${this.serviceName()} was successful ` +
-        `by the provider ${invoker.getUrl().getAddress()}, but there have been failed providers [${[...state.failed].join(', ')}] ` +
+        `by the provider ${invoker.getUrl().getAddress()}, but there have been failed providers [${[...state.failed].join(
+          ', '
+        )}] ` +
         `(${state.failed.size}/${state.invokers.length}) from the registry ${this.registryAddress()} on the consumer ` +
         `${this.consumerHost()}. Last error is: ${state.last?.message ?? ''}`,
-      state.last,
+      state.last
     );
   }
 }

@@ -23,7 +23,7 @@ export class FailsafeClusterInvoker extends AbstractClusterInvoker {
     try {
       const invoker = this.select(loadBalance, invocation, invokers, undefined);
       return this.invokeProvider(invoker, invocation, this.countsRpcStatus(loadBalance)).then(undefined, (error: unknown) =>
-        this.ignore(error),
+        this.ignore(error)
       );
     } catch (error) {
       return Promise.resolve(this.ignore(error));

@@ -1,4 +1,13 @@
-import { Cluster, LoadBalance, Logger, RandomSource, RpcStatusRegistry, type Directory, type ExtensionLoader, type Invoker } from '@weft/core';
+import {
+  Cluster,
+  LoadBalance,
+  Logger,
+  RandomSource,
+  RpcStatusRegistry,
+  type Directory,
+  type ExtensionLoader,
+  type Invoker,
+} from '@weft/core';
 import { Inject, InjectLoader } from '@weft/core/spi';
 
 import { FailsafeClusterInvoker } from './failsafe-cluster-invoker.js';
@@ -7,7 +16,9 @@ import { FailsafeClusterInvoker } from './failsafe-cluster-invoker.js';
  * Logs failures and answers with an empty result: the `Cluster` extension `failsafe`.
  *
  * @remarks
- * Extension `failsafe` of `weft.rpc.Cluster`, application scope, singleton. `join` returns a {@link FailsafeClusterInvoker}. No URL keys of its own. Suited to calls whose failure must not affect the caller, such as audit logging.
+ * Extension `failsafe` of `weft.rpc.Cluster`, application scope, singleton. `join` returns a
+ * {@link FailsafeClusterInvoker}. No URL keys of its own. Suited to calls whose failure must not affect the caller, such as
+ * audit logging.
  *
  * @example
  * ```ts
@@ -19,7 +30,7 @@ export class FailsafeCluster extends Cluster {
     @InjectLoader(LoadBalance) private readonly loadBalances: ExtensionLoader<LoadBalance>,
     @Inject(Logger) private readonly logger: Logger,
     @Inject(RpcStatusRegistry) private readonly statuses: RpcStatusRegistry,
-    @Inject(RandomSource) private readonly random: RandomSource,
+    @Inject(RandomSource) private readonly random: RandomSource
   ) {
     super();
   }

@@ -53,8 +53,8 @@ export class ForkingClusterInvoker extends AbstractClusterInvoker {
           new RpcError(
             RpcErrorCode.TIMEOUT,
             `Failed to forking invoke provider ${this.describeInvokers(selected)}, but no luck to perform the invocation: ` +
-              `no result within the timeout of ${timeout} ms (${failures} of ${selected.length} forks failed).`,
-          ),
+              `no result within the timeout of ${timeout} ms (${failures} of ${selected.length} forks failed).`
+          )
         );
       }, timeout);
       const onResult = (result: Result): void => {
@@ -75,8 +75,8 @@ export class ForkingClusterInvoker extends AbstractClusterInvoker {
             last.code,
             `Failed to forking invoke provider ${this.describeInvokers(selected)}, but no luck to perform the invocation. ` +
               `Last error is: ${last.message}`,
-            { cause: last },
-          ),
+            { cause: last }
+          )
         );
       };
       for (const invoker of selected) this.invokeProvider(invoker, invocation, counted).then(onResult, onError);

@@ -1,4 +1,13 @@
-import { Cluster, LoadBalance, Logger, RandomSource, RpcStatusRegistry, type Directory, type ExtensionLoader, type Invoker } from '@weft/core';
+import {
+  Cluster,
+  LoadBalance,
+  Logger,
+  RandomSource,
+  RpcStatusRegistry,
+  type Directory,
+  type ExtensionLoader,
+  type Invoker,
+} from '@weft/core';
 import { Inject, InjectLoader } from '@weft/core/spi';
 
 import { ForkingClusterInvoker } from './forking-cluster-invoker.js';
@@ -7,7 +16,10 @@ import { ForkingClusterInvoker } from './forking-cluster-invoker.js';
  * Calls several providers in parallel and takes the first answer: the `Cluster` extension `forking`.
  *
  * @remarks
- * Extension `forking` of `weft.rpc.Cluster`, application scope, singleton. `join` returns a {@link ForkingClusterInvoker}. URL keys (service level): `forks` (default 2), `timeout` (default 1000 ms; on expiry the call rejects with `timeout`, where Dubbo returns null). Suited to latency-critical reads, at the cost of extra load.
+ * Extension `forking` of `weft.rpc.Cluster`, application scope, singleton. `join` returns a
+ * {@link ForkingClusterInvoker}. URL keys (service level): `forks` (default 2), `timeout` (default 1000 ms; on expiry the
+ * call rejects with `timeout`, where Dubbo returns null). Suited to latency-critical reads, at the cost of extra
+ * load.
  *
  * @example
  * ```ts
@@ -19,7 +31,7 @@ export class ForkingCluster extends Cluster {
     @InjectLoader(LoadBalance) private readonly loadBalances: ExtensionLoader<LoadBalance>,
     @Inject(Logger) private readonly logger: Logger,
     @Inject(RpcStatusRegistry) private readonly statuses: RpcStatusRegistry,
-    @Inject(RandomSource) private readonly random: RandomSource,
+    @Inject(RandomSource) private readonly random: RandomSource
   ) {
     super();
   }

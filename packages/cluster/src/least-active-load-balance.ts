@@ -27,7 +27,7 @@ export class LeastActiveLoadBalance extends AbstractLoadBalance {
 
   constructor(
     @Inject(RpcStatusRegistry) private readonly statuses: RpcStatusRegistry,
-    @Inject(RandomSource) private readonly random: RandomSource,
+    @Inject(RandomSource) private readonly random: RandomSource
   ) {
     super();
   }

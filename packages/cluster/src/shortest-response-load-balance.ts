@@ -31,7 +31,7 @@ export class ShortestResponseLoadBalance extends AbstractLoadBalance {
 
   constructor(
     @Inject(RpcStatusRegistry) private readonly statuses: RpcStatusRegistry,
-    @Inject(RandomSource) private readonly random: RandomSource,
+    @Inject(RandomSource) private readonly random: RandomSource
   ) {
     super();
   }

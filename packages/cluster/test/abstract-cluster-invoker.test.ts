@@ -68,7 +68,7 @@ describe('AbstractClusterInvoker', () => {
       const error = await rejectionOf(invoker.invoke(invocation()));
       expect(error.code).toBe(RpcErrorCode.UNKNOWN);
       expect(error.message).toBe(
-        'Rpc cluster invoker for org.acme.Greeter on consumer 10.0.0.99 is now destroyed! Can not invoke any more.',
+        'Rpc cluster invoker for org.acme.Greeter on consumer 10.0.0.99 is now destroyed! Can not invoke any more.'
       );
       expect(list.every((p) => p.calls === 0)).toBe(true);
     });
@@ -89,7 +89,7 @@ describe('AbstractClusterInvoker', () => {
       expect(error.message).toBe(
         'Failed to invoke the method sayHello in the service org.acme.Greeter. No provider available for the service ' +
           'g1/org.acme.Greeter:1.0 from registry 10.0.0.99 on the consumer 10.0.0.99. ' +
-          'Please check if the providers have been started and registered.',
+          'Please check if the providers have been started and registered.'
       );
       expect(error.message).not.toContain('dubbo version');
     });
@@ -234,6 +234,23 @@ describe('AbstractClusterInvoker', () => {
       for (let i = 0; i < 5; i++) expect((await invoker.invoke(invocation())).value).toBe(third);
     });
 
+    it('keeps the sticky provider even when unavailable if cluster.availablecheck=false (Dubbo drops it)', async () => {
+      const list = providers(3, succeed(), { sticky: 'true' });
+      const invoker = join(new MutableDirectory(list, consumerUrl({ 'cluster.availablecheck': false })));
+      const answer = (await invoker.invoke(invocation())).value;
+      for (const p of list) p.available = false;
+      for (let i = 0; i < 10; i++) expect((await invoker.invoke(invocation())).value).toBe(answer);
+    });
+
+    it('does not reuse the sticky provider for a retry of the same call', async () => {
+      const list = providers(2, reject(RpcErrorCode.NETWORK), { sticky: 'true' });
+      const invoker = join(new MutableDirectory(list, consumerUrl({ retries: 1 })), 'failover');
+      await invoker.invoke(invocation()).catch(() => undefined);
+      expect(list.map((p) => p.calls)).toEqual([1, 1]);
+      await invoker.invoke(invocation()).catch(() => undefined);
+      expect(list.map((p) => p.calls)).toEqual([2, 2]);
+    });
+
     it('isAvailable() follows the sticky provider once there is one, else the directory', async () => {
       const list = providers(2, succeed(), { sticky: 'true' });
       const invoker = join(new MutableDirectory(list));
@@ -282,7 +299,7 @@ describe('AbstractClusterInvoker', () => {
       let finish: ((r: Result) => void) | undefined;
       const p = new FakeInvoker(
         providerUrl('10.0.0.1:20880', { loadbalance: 'shortestresponse' }),
-        () => new Promise<Result>((resolve) => (finish = resolve)),
+        () => new Promise<Result>((resolve) => (finish = resolve))
       );
       const pending = join(new MutableDirectory([p])).invoke(invocation());
       await Promise.resolve();
@@ -294,8 +311,18 @@ describe('AbstractClusterInvoker', () => {
 
     it('counts every failover attempt', async () => {
       const list = providers(3, reject(RpcErrorCode.NETWORK), { loadbalance: 'leastactive' });
-      await join(new MutableDirectory(list), 'failover').invoke(invocation()).catch(() => undefined);
+      await join(new MutableDirectory(list), 'failover')
+        .invoke(invocation())
+        .catch(() => undefined);
       for (const p of list) expect([status(p).total, status(p).failed, status(p).active]).toEqual([1, 1, 0]);
+    });
+
+    it('leaves counting to the active-limit filter when the provider URL sets actives for the method', async () => {
+      const limited = providers(1, succeed(), { loadbalance: 'leastactive', 'sayHello.actives': 5 });
+      await join(new MutableDirectory(limited)).invoke(invocation());
+      expect(status(limited[0]!).total).toBe(0);
+      await join(new MutableDirectory(limited)).invoke(invocation({ methodName: 'sayBye' }));
+      expect(h.app.getService(RpcStatusRegistry).getMethodStatus(limited[0]!.url, 'sayBye').total).toBe(1);
     });
 
     it('counts nothing for load balances that do not read counters', async () => {
@@ -327,7 +354,7 @@ describe('AbstractClusterInvoker', () => {
       new MutableDirectory(list),
       h.app.getExtensionLoader(LoadBalance),
       h.logger,
-      h.app.getService(RpcStatusRegistry),
+      h.app.getService(RpcStatusRegistry)
     );
     // "first" picks provider 1, already in `selected`: reselection offers only the untried provider 3.
     expect((await invoker.invoke(invocation())).value).toBe('10.0.0.3:20880');

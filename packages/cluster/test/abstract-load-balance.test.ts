@@ -19,7 +19,11 @@ class ProbeLoadBalance extends AbstractLoadBalance {
 
 const NOW = 1_700_000_000_000;
 const weightOf = (params: Record<string, string | number>, method = 'sayHello', now = NOW) =>
-  new ProbeLoadBalance().weightOf(new FakeInvoker(providerUrl('10.0.0.1:20880', params)), invocation({ methodName: method }), now);
+  new ProbeLoadBalance().weightOf(
+    new FakeInvoker(providerUrl('10.0.0.1:20880', params)),
+    invocation({ methodName: method }),
+    now
+  );
 
 describe('AbstractLoadBalance', () => {
   it('returns the only provider without calling doSelect', () => {
@@ -34,7 +38,7 @@ describe('AbstractLoadBalance', () => {
 
   it('rejects an empty list with no-invoker', () => {
     expect(() => new ProbeLoadBalance().select([], providerUrl('10.0.0.1:1'), invocation())).toThrow(
-      expect.objectContaining({ code: RpcErrorCode.NO_INVOKER }),
+      expect.objectContaining({ code: RpcErrorCode.NO_INVOKER })
     );
   });
 
@@ -84,9 +88,15 @@ describe('AbstractLoadBalance', () => {
         ['random', 'roundrobin', 'leastactive', 'consistenthash', 'shortestresponse'].map((name) => [
           name,
           (h.loadBalance(name) as AbstractLoadBalance).usesRpcStatus,
-        ]),
+        ])
       );
-      expect(flags).toEqual({ random: false, roundrobin: false, leastactive: true, consistenthash: false, shortestresponse: true });
+      expect(flags).toEqual({
+        random: false,
+        roundrobin: false,
+        leastactive: true,
+        consistenthash: false,
+        shortestresponse: true,
+      });
     });
   });
 });

@@ -6,6 +6,7 @@ import {
   bizResult,
   consumerUrl,
   createHarness,
+  Greeter,
   FakeInvoker,
   invocation,
   MutableDirectory,
@@ -48,7 +49,7 @@ describe('broadcast', () => {
   it('gives each provider its own copy of the invocation', async () => {
     const list = providers(2);
     const signal = new AbortController().signal;
-    const inv = invocation({ attachments: { traceId: 't-1' }, signal, deadline: 12345 });
+    const inv = invocation({ attachments: { traceId: 't-1' }, signal, deadline: 12345, service: Greeter });
     await broadcast(new MutableDirectory(list)).invoke(inv);
     const [a, b] = [list[0]!.invocations[0]!, list[1]!.invocations[0]!];
     expect(a).not.toBe(inv);
@@ -59,6 +60,7 @@ describe('broadcast', () => {
       expect(copy.getAttachment('traceId')).toBe('t-1');
       expect(copy.signal).toBe(signal);
       expect(copy.deadline).toBe(12345);
+      expect(copy.service).toBe(Greeter);
     }
     a.setAttachment('mutated', true);
     expect(b.getAttachment('mutated')).toBeUndefined();

@@ -40,7 +40,7 @@ describe('failfast', () => {
     expect(error.code).toBe(RpcErrorCode.NETWORK);
     expect(error.message).toBe(
       `Failfast invoke providers ${called?.url.toString()} RandomLoadBalance for service org.acme.Greeter method sayHello ` +
-        'on consumer 10.0.0.99, but no luck to perform the invocation. Last error is: connection refused',
+        'on consumer 10.0.0.99, but no luck to perform the invocation. Last error is: connection refused'
     );
     expect((error.cause as RpcError).message).toBe('connection refused');
   });

@@ -50,7 +50,7 @@ describe('failover', () => {
     expect(error.message).toBe(
       'Failed to invoke the method sayHello in the service org.acme.Greeter. Tried 3 times of the providers ' +
         '[10.0.0.1:20880, 10.0.0.2:20880, 10.0.0.3:20880] (3/3) from the registry 10.0.0.99 on the consumer 10.0.0.99. ' +
-        'Last error is: took too long',
+        'Last error is: took too long'
     );
     expect((error.cause as RpcError).message).toBe('took too long');
   });
@@ -118,7 +118,9 @@ describe('failover', () => {
     expect(result.value).toBe('second time lucky');
     expect(calls(list)).toEqual([1, 1, 0]);
     const [warning] = h.logger.messages('warn');
-    expect(warning).toContain('Although retry the method sayHello in the service org.acme.Greeter was successful by the provider 10.0.0.2:20880');
+    expect(warning).toContain(
+      'Although retry the method sayHello in the service org.acme.Greeter was successful by the provider 10.0.0.2:20880'
+    );
     expect(warning).toContain('[10.0.0.1:20880] (1/3)');
   });
 
@@ -151,7 +153,9 @@ describe('failover', () => {
   it('retries synchronous throws and non-RpcError rejections, mapped with RpcError.from', async () => {
     const list = [
       new FakeInvoker(providerUrl('10.0.0.1:20880', { loadbalance: 'first' }), throwSync(new TypeError('not a function'))),
-      new FakeInvoker(providerUrl('10.0.0.2:20880', { loadbalance: 'first' }), () => Promise.reject(new RangeError('out of range'))),
+      new FakeInvoker(providerUrl('10.0.0.2:20880', { loadbalance: 'first' }), () =>
+        Promise.reject(new RangeError('out of range'))
+      ),
       new FakeInvoker(providerUrl('10.0.0.3:20880', { loadbalance: 'first' }), throwSync('a string')),
     ];
     const error = await rejectionOf(failover(new MutableDirectory(list)).invoke(invocation()));

@@ -35,7 +35,9 @@ const called = (list: FakeInvoker[]) => list.filter((p) => p.calls > 0);
 describe('forking', () => {
   it('calls forks=2 distinct providers at once by default', async () => {
     const list = providers(5, hang());
-    void forking(new MutableDirectory(list)).invoke(invocation()).catch(() => undefined);
+    void forking(new MutableDirectory(list))
+      .invoke(invocation())
+      .catch(() => undefined);
     expect(called(list)).toHaveLength(2);
     expect(called(list).every((p) => p.calls === 1)).toBe(true);
   });
@@ -89,7 +91,7 @@ describe('forking', () => {
     expect(error.code).toBe(RpcErrorCode.TIMEOUT);
     expect(error.message).toBe(
       'Failed to forking invoke provider [10.0.0.1:20880, 10.0.0.2:20880, 10.0.0.3:20880], but no luck to perform ' +
-        'the invocation. Last error is: late',
+        'the invocation. Last error is: late'
     );
     expect(vi.getTimerCount()).toBe(0);
   });
@@ -99,14 +101,17 @@ describe('forking', () => {
     let outcome: unknown = 'pending';
     forking(new MutableDirectory(list))
       .invoke(invocation())
-      .then((r) => (outcome = r), (e: unknown) => (outcome = e));
+      .then(
+        (r) => (outcome = r),
+        (e: unknown) => (outcome = e)
+      );
     await vi.advanceTimersByTimeAsync(999);
     expect(outcome).toBe('pending');
     await vi.advanceTimersByTimeAsync(1);
     expect(outcome).toMatchObject({ name: 'RpcError', code: RpcErrorCode.TIMEOUT });
     expect((outcome as Error).message).toBe(
       'Failed to forking invoke provider [10.0.0.1:20880, 10.0.0.2:20880], but no luck to perform the invocation: ' +
-        'no result within the timeout of 1000 ms (0 of 2 forks failed).',
+        'no result within the timeout of 1000 ms (0 of 2 forks failed).'
     );
   });
 
@@ -123,7 +128,10 @@ describe('forking', () => {
 
   it('ignores answers arriving after the timeout', async () => {
     const answer = Result.of('late');
-    const list = providers(2, after(2000, () => Promise.resolve(answer)));
+    const list = providers(
+      2,
+      after(2000, () => Promise.resolve(answer))
+    );
     const pending = rejectionOf(forking(new MutableDirectory(list)).invoke(invocation()));
     await vi.advanceTimersByTimeAsync(3000);
     expect((await pending).code).toBe(RpcErrorCode.TIMEOUT);

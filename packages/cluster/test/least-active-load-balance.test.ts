@@ -67,7 +67,7 @@ describe('leastactive', () => {
       (_inv, _n, self) =>
         new Promise<Result>((resolve) => {
           release = () => void succeed()(inv, 1, self).then(resolve);
-        }),
+        })
     );
     const fast = new FakeInvoker(providerUrl('10.0.0.2:20880', { loadbalance: 'leastactive' }), succeed());
     const invoker = h.cluster('failfast').join(new MutableDirectory([slow, fast]));

@@ -94,14 +94,17 @@ describe('the manifests', () => {
 });
 
 describe('the adaptive Cluster', () => {
-  it.each(Object.entries(CLUSTERS))('joins with the strategy named by the "cluster" URL key: %s', async (name, [, invokerClass]) => {
-    const directory = new StaticDirectory(Greeter, consumerUrl({ cluster: name }), providers(2));
-    const invoker = h.app.getExtensionLoader(Cluster).getAdaptiveExtension().join(directory);
-    expect(invoker).toBeInstanceOf(invokerClass);
-    expect(invoker.getUrl()).toBe(directory.getUrl());
-    const result = await invoker.invoke(invocation());
-    expect(result.hasException()).toBe(false);
-  });
+  it.each(Object.entries(CLUSTERS))(
+    'joins with the strategy named by the "cluster" URL key: %s',
+    async (name, [, invokerClass]) => {
+      const directory = new StaticDirectory(Greeter, consumerUrl({ cluster: name }), providers(2));
+      const invoker = h.app.getExtensionLoader(Cluster).getAdaptiveExtension().join(directory);
+      expect(invoker).toBeInstanceOf(invokerClass);
+      expect(invoker.getUrl()).toBe(directory.getUrl());
+      const result = await invoker.invoke(invocation());
+      expect(result.hasException()).toBe(false);
+    }
+  );
 
   it('joins with failover when the URL names no cluster', () => {
     const directory = new StaticDirectory(Greeter, consumerUrl(), providers(1));

@@ -14,7 +14,7 @@ const url = consumerUrl();
 
 function weighted(weights: readonly (number | undefined)[], extra: Record<string, string | number> = {}): FakeInvoker[] {
   return weights.map(
-    (weight, i) => new FakeInvoker(providerUrl(`10.0.0.${i + 1}:20880`, weight === undefined ? extra : { weight, ...extra })),
+    (weight, i) => new FakeInvoker(providerUrl(`10.0.0.${i + 1}:20880`, weight === undefined ? extra : { weight, ...extra }))
   );
 }
 
@@ -32,7 +32,10 @@ describe('random', () => {
   it('picks 100/200/300 with probabilities 1/6, 2/6, 3/6', () => {
     const list = weighted([100, 200, 300]);
     const lb = h.loadBalance('random');
-    expectShares(tally(list, N, () => lb.select(list, url, inv)), [1 / 6, 2 / 6, 3 / 6]);
+    expectShares(
+      tally(list, N, () => lb.select(list, url, inv)),
+      [1 / 6, 2 / 6, 3 / 6]
+    );
   });
 
   it('with more than 4 providers (binary search), never picks weight 0 and follows the weights', () => {
@@ -46,19 +49,28 @@ describe('random', () => {
   it('is uniform when all weights are equal', () => {
     const list = weighted([50, 50, 50, 50]);
     const lb = h.loadBalance('random');
-    expectShares(tally(list, N, () => lb.select(list, url, inv)), [0.25, 0.25, 0.25, 0.25]);
+    expectShares(
+      tally(list, N, () => lb.select(list, url, inv)),
+      [0.25, 0.25, 0.25, 0.25]
+    );
   });
 
   it('is uniform when all weights are 0', () => {
     const list = weighted([0, 0, 0]);
     const lb = h.loadBalance('random');
-    expectShares(tally(list, N, () => lb.select(list, url, inv)), [1 / 3, 1 / 3, 1 / 3]);
+    expectShares(
+      tally(list, N, () => lb.select(list, url, inv)),
+      [1 / 3, 1 / 3, 1 / 3]
+    );
   });
 
   it('honours a weight set only on a later provider (Dubbo looks at the first provider only)', () => {
     const list = weighted([undefined, 300]);
     const lb = h.loadBalance('random');
-    expectShares(tally(list, N, () => lb.select(list, url, inv)), [0.25, 0.75]);
+    expectShares(
+      tally(list, N, () => lb.select(list, url, inv)),
+      [0.25, 0.75]
+    );
   });
 
   it('honours a warming-up provider that is not first', () => {
@@ -67,7 +79,10 @@ describe('random', () => {
       new FakeInvoker(providerUrl('10.0.0.2:20880', { timestamp: Date.now() - 60_000 })), // weight 10 during warmup
     ];
     const lb = h.loadBalance('random');
-    expectShares(tally(list, N, () => lb.select(list, url, inv)), [100 / 110, 10 / 110]);
+    expectShares(
+      tally(list, N, () => lb.select(list, url, inv)),
+      [100 / 110, 10 / 110]
+    );
   });
 
   it('reads method-level weights', () => {
@@ -77,8 +92,14 @@ describe('random', () => {
     ];
     const lb = h.loadBalance('random');
     const bye = invocation({ methodName: 'sayBye' });
-    expectShares(tally(list, N, () => lb.select(list, url, bye)), [0.75, 0.25]);
-    expectShares(tally(list, N, () => lb.select(list, url, inv)), [0.5, 0.5]);
+    expectShares(
+      tally(list, N, () => lb.select(list, url, bye)),
+      [0.75, 0.25]
+    );
+    expectShares(
+      tally(list, N, () => lb.select(list, url, inv)),
+      [0.5, 0.5]
+    );
   });
 
   it("draws from the application's RandomSource: the same seed gives the same picks", async () => {

@@ -3,7 +3,15 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { LoadBalance } from '@weft/core';
 import { RoundRobinLoadBalance } from '@weft/cluster';
 
-import { consumerUrl, createHarness, FakeInvoker, invocation, MutableDirectory, providerUrl, type Harness } from './support/harness.js';
+import {
+  consumerUrl,
+  createHarness,
+  FakeInvoker,
+  invocation,
+  MutableDirectory,
+  providerUrl,
+  type Harness,
+} from './support/harness.js';
 
 let h: Harness;
 beforeEach(async () => {

@@ -105,7 +105,7 @@ describe('shortestresponse', () => {
     expect(slow.calls).toBeLessThanOrEqual(2);
     expect(fast.calls).toBeGreaterThanOrEqual(18);
     expect(statuses.getMethodStatus(slow.url, 'sayHello').getSucceededAverageElapsed()).toBeGreaterThan(
-      statuses.getMethodStatus(fast.url, 'sayHello').getSucceededAverageElapsed(),
+      statuses.getMethodStatus(fast.url, 'sayHello').getSucceededAverageElapsed()
     );
   });
 });

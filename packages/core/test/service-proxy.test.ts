@@ -79,10 +79,13 @@ class CountingGate implements CallGate {
 }
 
 describe('createServiceProxy: shape', () => {
-  it('has exactly the declared methods plus $call and $service', () => {
+  it('has exactly the declared methods, plus $-prefixed helpers ($call, $service, $echo)', () => {
     const proxy = createServiceProxy(Greeter, echoing());
-    expect(Reflect.ownKeys(proxy).sort()).toEqual(['$call', '$service', 'find', 'ping', 'sayHello']);
-    for (const name of ['sayHello', 'find', 'ping', '$call'] as const) expect(typeof proxy[name]).toBe('function');
+    const keys = Reflect.ownKeys(proxy).map(String);
+    // Service methods can never start with "$" (defineService reserves it), so the helpers cannot collide.
+    expect(keys.filter((k) => !k.startsWith('$')).sort()).toEqual(['find', 'ping', 'sayHello']);
+    expect(keys.filter((k) => k.startsWith('$')).sort()).toEqual(['$call', '$echo', '$service']);
+    for (const name of ['sayHello', 'find', 'ping', '$call', '$echo'] as const) expect(typeof proxy[name]).toBe('function');
     expect(proxy.$service).toBe(Greeter);
   });
 
@@ -105,10 +108,10 @@ describe('createServiceProxy: shape', () => {
     }).toThrow(TypeError);
   });
 
-  it('a service without methods gives a proxy with only $call and $service', () => {
+  it('a service without methods gives a proxy with only the $-prefixed helpers', () => {
     const Empty = defineService('org.acme.Empty', {});
     const proxy = createServiceProxy(Empty, echoing());
-    expect(Reflect.ownKeys(proxy).sort()).toEqual(['$call', '$service']);
+    expect(Reflect.ownKeys(proxy).sort()).toEqual(['$call', '$echo', '$service']);
   });
 });
 

@@ -3,7 +3,8 @@
  * unquoted identifiers, strings may be single-quoted. Nothing else is relaxed.
  *
  * @remarks Objects are built key by key; the keys `__proto__`, `constructor` and `prototype` are rejected, so
- * a pushed override can never reach a prototype. Throws `SyntaxError` with the position on malformed input.
+ * a pushed override can never reach a prototype. Throws `SyntaxError` with the (0-based) position of the offending
+ * character on malformed input.
  * @example
  * ```ts
  * parseLenientJson("{name: 'ann', tags: ['a']}"); // { name: 'ann', tags: ['a'] }
@@ -11,8 +12,8 @@
  */
 export function parseLenientJson(text: string): unknown {
   let i = 0;
-  const fail = (what: string): never => {
-    throw new SyntaxError(`${what} at position ${i} of ${JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text)}`);
+  const fail = (what: string, at = i): never => {
+    throw new SyntaxError(`${what} at position ${at} of ${JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text)}`);
   };
   const ws = () => {
     while (i < text.length && /\s/.test(text[i] as string)) i++;
@@ -45,13 +46,14 @@ export function parseLenientJson(text: string): unknown {
         out += ch;
         continue;
       }
+      const escapeAt = i - 1;
       const esc = text[i++];
       const simple: Record<string, string> = { n: '\n', t: '\t', r: '\r', b: '\b', f: '\f', '/': '/', '\\': '\\', '"': '"', "'": "'" };
       if (esc !== undefined && esc in simple) out += simple[esc];
       else if (esc === 'u' && /^[0-9a-fA-F]{4}$/.test(text.slice(i, i + 4))) {
         out += String.fromCharCode(parseInt(text.slice(i, i + 4), 16));
         i += 4;
-      } else fail('Bad escape');
+      } else fail('Bad escape', escapeAt);
     }
     if (text[i] !== quote) fail('Unterminated string');
     i++;
@@ -80,15 +82,19 @@ export function parseLenientJson(text: string): unknown {
       return out;
     }
     for (;;) {
-      const k = key();
-      if (k === '__proto__' || k === 'constructor' || k === 'prototype') fail(`Key "${k}" is not allowed`);
       ws();
-      if (text[i++] !== ':') fail('Expected ":"');
+      const keyAt = i;
+      const k = key();
+      if (k === '__proto__' || k === 'constructor' || k === 'prototype') fail(`Key "${k}" is not allowed`, keyAt);
+      ws();
+      if (text[i] !== ':') fail('Expected ":"');
+      i++;
       out[k] = value();
       ws();
-      const sep = text[i++];
+      const sep = text[i];
+      if (sep !== '}' && sep !== ',') fail('Expected "," or "}"');
+      i++;
       if (sep === '}') return out;
-      if (sep !== ',') fail('Expected "," or "}"');
     }
   };
   const array = (): unknown[] => {
@@ -102,9 +108,10 @@ export function parseLenientJson(text: string): unknown {
     for (;;) {
       out.push(value());
       ws();
-      const sep = text[i++];
+      const sep = text[i];
+      if (sep !== ']' && sep !== ',') fail('Expected "," or "]"');
+      i++;
       if (sep === ']') return out;
-      if (sep !== ',') fail('Expected "," or "]"');
     }
   };
   const result = value();

@@ -38,3 +38,11 @@ it('explore', async () => {
     await exp.unexport();
   } finally { await app.shutdown(); cleanup(); }
 });
+it('probe2', () => {
+  const G = defineService('x.G', { count: { returns: Number }, o: { returns: Object } });
+  for (const t of ['{oops', '{a:1,}', '[1,]', '{a 1}', '{"a":1', '[1 2]', '{a: "x}', '{a: "\\q"}', '{a: 01}', '{a: 1} x', '{a: -}', '{a: nul}', '']) {
+    try { console.log(JSON.stringify(t), parseMockValue(t, G.getMethod('o'))); } catch (e) { console.log(JSON.stringify(t), (e as Error).name, (e as Error).message); }
+  }
+  try { parseMockAction('return 100%'); } catch (e) { console.log((e as Error).message); }
+  try { parseMockAction('return %E2%82'); } catch (e) { console.log((e as Error).message); }
+});

@@ -92,10 +92,7 @@ export class FakeInvoker extends Invoker {
   available = true;
   destroyed = false;
 
-  constructor(
-    readonly url: URL,
-    public behaviour: Behaviour = succeed(),
-  ) {
+  constructor(readonly url: URL, public behaviour: Behaviour = succeed()) {
     super();
   }
 
@@ -145,7 +142,8 @@ export function throwSync(error: unknown): Behaviour {
 
 /** Resolves (or rejects) after `ms` milliseconds. */
 export function after(ms: number, outcome: Behaviour): Behaviour {
-  return (invocation, call, invoker) => new Promise((resolve) => setTimeout(resolve, ms)).then(() => outcome(invocation, call, invoker));
+  return (invocation, call, invoker) =>
+    new Promise((resolve) => setTimeout(resolve, ms)).then(() => outcome(invocation, call, invoker));
 }
 
 /** Never settles. */
@@ -173,11 +171,7 @@ export class MutableDirectory extends Directory {
   private destroyed = false;
   listCalls = 0;
 
-  constructor(
-    public invokers: Invoker[],
-    public url: URL = consumerUrl(),
-    readonly service: ServiceDefinition = Greeter,
-  ) {
+  constructor(public invokers: Invoker[], public url: URL = consumerUrl(), readonly service: ServiceDefinition = Greeter) {
     super();
   }
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 
 import type { Logger } from '../common/logger.js';
@@ -174,13 +175,18 @@ export class WeftApplication {
     const where = `export(${service.name})`;
     this.requireExtension(protocols, protocolName, where, 'protocol');
     const protocol = protocols.getExtension(protocolName);
-    const url = new URL({
+    let url = new URL({
       protocol: protocolName,
       host: options.host ?? '127.0.0.1',
       port: options.port !== undefined && options.port > 0 ? options.port : protocol.getDefaultPort(),
       path: service.name,
       parameters: this.parameters(service, 'provider', options, { 'service.filter': joinList(options.filter), anyhost: 'true' }),
     });
+    const token = url.getParameter('token');
+    if (token !== undefined && (token.toLowerCase() === 'true' || token.toLowerCase() === 'default')) {
+      // Dubbo's rule: token=true (or default) means a random token per export, learnt by consumers from the provider URL.
+      url = url.addParameter('token', randomUUID());
+    }
     this.validate(url, where, 'service.filter', service, 'provider');
     const exporter = await protocol.export(new ServiceInvoker(service, implementation, url));
     this.exporters.push(exporter);
@@ -196,6 +202,7 @@ export class WeftApplication {
 
   /**
    * Refers a service: returns a typed proxy.
+   * @remarks When it fails, nothing is left behind: provider invokers already created are destroyed.
    * @throws `ERR_SPI_INVALID_PARAMETER` naming the offending option or parameter.
    */
   async refer<M extends Record<string, MethodSpec>>(service: ServiceDefinition<M>, options: ReferOptions = {}): Promise<CallableProxy<M>> {
@@ -219,10 +226,14 @@ export class WeftApplication {
 
     const protocols = this.model.getExtensionLoader(Protocol);
     const providerUrls = this.providerUrls(service, consumerUrl, options.url, where);
+    for (const providerUrl of providerUrls) this.requireExtension(protocols, providerUrl.protocol, where, 'url');
     const invokers: Invoker[] = [];
-    for (const providerUrl of providerUrls) {
-      this.requireExtension(protocols, providerUrl.protocol, where, 'url');
-      invokers.push(await protocols.getExtension(providerUrl.protocol).refer(service, providerUrl));
+    try {
+      for (const providerUrl of providerUrls) invokers.push(await protocols.getExtension(providerUrl.protocol).refer(service, providerUrl));
+    } catch (error) {
+      // A failed refer leaves nothing behind: release the invokers (connections) already created.
+      await Promise.allSettled(invokers.map(async (i) => i.destroy()));
+      throw error;
     }
     const directory = new StaticDirectory(service, consumerUrl, invokers);
     this.directories.push(directory);

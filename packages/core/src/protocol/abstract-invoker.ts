@@ -3,7 +3,7 @@ import { Invoker } from '../rpc/invoker.js';
 import type { Result } from '../rpc/result.js';
 import { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
 import type { URL } from '../rpc/url.js';
-import { DeadlineWheel } from './deadline-wheel.js';
+import { DeadlineWheel, type DeadlineEntry } from './deadline-wheel.js';
 
 /** Dubbo's default consumer timeout, in ms. */
 export const DEFAULT_TIMEOUT = 1000;
@@ -39,9 +39,12 @@ export abstract class AbstractInvoker extends Invoker {
   private destroyed = false;
   private readonly timeouts = new Map<string, number>();
   private readonly wheel = new DeadlineWheel(10);
+  /** The provider's token, learnt from its URL: sent with every call (the provider's `token` filter checks it). */
+  private readonly token: string | undefined;
 
   constructor(protected readonly url: URL) {
     super();
+    this.token = url.getParameter('token') || undefined;
   }
 
   getUrl(): URL {
@@ -57,9 +60,12 @@ export abstract class AbstractInvoker extends Invoker {
     return this.destroyed;
   }
 
+  /**
+   * Refuses new calls. Calls already in flight keep their timeout: each still settles by its deadline (the
+   * deadline wheel stops by itself once nothing is pending).
+   */
   override destroy(): void | Promise<void> {
     this.destroyed = true;
-    this.wheel.close();
   }
 
   /** The configured timeout of a method in ms (0: none). */
@@ -78,6 +84,7 @@ export abstract class AbstractInvoker extends Invoker {
         new RpcError(RpcErrorCode.NO_INVOKER, `Invoker for ${this.url.toIdentityString()} is destroyed; cannot call ${invocation.methodName}.`),
       );
     }
+    if (this.token !== undefined && !invocation.hasAttachment('token')) invocation.setAttachment('token', this.token);
     let timeout = this.timeoutOf(invocation.methodName);
     let byDeadline = false;
     const mark = invocation.deadline === undefined ? undefined : written.get(invocation);
@@ -107,9 +114,9 @@ export abstract class AbstractInvoker extends Invoker {
     if (timeout <= 0 && signal === undefined) return this.call(invocation);
     if (signal?.aborted) return Promise.reject(this.cancelledError(invocation, signal));
     return new Promise<Result>((resolve, reject) => {
-      let entry: { settled: boolean } | undefined;
+      let entry: DeadlineEntry | undefined;
       const onAbort = () => {
-        if (entry !== undefined) entry.settled = true;
+        entry?.cancel();
         reject(this.cancelledError(invocation, signal as AbortSignal));
       };
       if (timeout > 0) {
@@ -121,12 +128,12 @@ export abstract class AbstractInvoker extends Invoker {
       signal?.addEventListener('abort', onAbort, { once: true });
       this.call(invocation).then(
         (result) => {
-          if (entry !== undefined) entry.settled = true;
+          entry?.cancel();
           signal?.removeEventListener('abort', onAbort);
           resolve(result);
         },
         (error: unknown) => {
-          if (entry !== undefined) entry.settled = true;
+          entry?.cancel();
           signal?.removeEventListener('abort', onAbort);
           reject(error);
         },

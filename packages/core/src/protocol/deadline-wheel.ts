@@ -1,8 +1,32 @@
-/** A call waiting for its result or its deadline. */
-interface Pending {
+/** A call registered in a {@link DeadlineWheel}: cancel it when the call completes. */
+export interface DeadlineEntry {
+  /** Removes the entry (the call completed); `expire` will not be called. Idempotent. */
+  cancel(): void;
+  /** Whether the entry was cancelled or expired; setting it to `true` cancels it. */
   settled: boolean;
-  readonly deadline: number;
-  readonly expire: () => void;
+}
+
+class Pending implements DeadlineEntry {
+  private done = false;
+
+  constructor(
+    readonly deadline: number,
+    readonly expire: () => void,
+    private readonly bucket: Set<Pending>,
+  ) {}
+
+  get settled(): boolean {
+    return this.done;
+  }
+
+  set settled(value: boolean) {
+    if (value) this.cancel();
+  }
+
+  cancel(): void {
+    this.done = true;
+    this.bucket.delete(this);
+  }
 }
 
 /**
@@ -10,30 +34,29 @@ interface Pending {
  *
  * @remarks
  * Like Dubbo's hashed-wheel timeout checker: calls are bucketed by deadline into `tick`-ms slots; while any
- * slot is pending, one unref'd timer fires every tick and expires the calls whose deadline has passed and that
- * have not settled. A call that settles first is only flagged (no removal cost); its slot is dropped when
- * swept. Resolution is one tick (deadlines are never early, at most `tick` ms late). Owned by one invoker: no
- * shared state.
+ * slot is pending, one unref'd timer fires every tick and expires the calls whose deadline has passed. A call
+ * that completes first cancels its entry (an O(1) removal), so memory holds only calls in flight. Resolution is
+ * one tick (deadlines are never early, at most `tick` ms late). Owned by one invoker: no shared state.
  * @example
  * ```ts
  * const wheel = new DeadlineWheel(10);
  * const entry = wheel.add(Date.now() + 500, () => reject(timeoutError));
- * pending.then(() => { entry.settled = true; });
+ * pending.finally(() => entry.cancel());
  * ```
  */
 export class DeadlineWheel {
-  private readonly slots = new Map<number, Pending[]>();
+  private readonly slots = new Map<number, Set<Pending>>();
   private timer: ReturnType<typeof setInterval> | undefined;
 
   constructor(private readonly tick = 10) {}
 
-  /** Registers a call; set `settled` on the returned entry when it completes. */
-  add(deadline: number, expire: () => void): { settled: boolean } {
-    const entry: Pending = { settled: false, deadline, expire };
+  /** Registers a call expiring at `deadline` (epoch ms). */
+  add(deadline: number, expire: () => void): DeadlineEntry {
     const slot = Math.ceil(deadline / this.tick);
-    const bucket = this.slots.get(slot);
-    if (bucket === undefined) this.slots.set(slot, [entry]);
-    else bucket.push(entry);
+    let bucket = this.slots.get(slot);
+    if (bucket === undefined) this.slots.set(slot, (bucket = new Set()));
+    const entry = new Pending(deadline, expire, bucket);
+    bucket.add(entry);
     if (this.timer === undefined) {
       this.timer = setInterval(() => this.sweep(), this.tick);
       this.timer.unref?.();
@@ -41,10 +64,10 @@ export class DeadlineWheel {
     return entry;
   }
 
-  /** Calls registered and not yet swept (settled or not). */
+  /** Calls registered and neither cancelled nor expired. */
   get size(): number {
     let n = 0;
-    for (const bucket of this.slots.values()) n += bucket.length;
+    for (const bucket of this.slots.values()) n += bucket.size;
     return n;
   }
 
@@ -52,19 +75,16 @@ export class DeadlineWheel {
     const now = Date.now();
     const due = Math.floor(now / this.tick);
     for (const [slot, bucket] of this.slots) {
-      if (slot > due) continue;
-      let keep: Pending[] | undefined;
-      for (const entry of bucket) {
-        if (entry.settled) continue;
-        if (entry.deadline <= now) {
-          entry.settled = true;
-          entry.expire();
-        } else {
-          (keep ??= []).push(entry);
-        }
+      if (slot > due) {
+        if (bucket.size === 0) this.slots.delete(slot);
+        continue;
       }
-      if (keep === undefined) this.slots.delete(slot);
-      else this.slots.set(slot, keep);
+      for (const entry of bucket) {
+        if (entry.deadline > now) continue;
+        entry.cancel();
+        entry.expire();
+      }
+      if (bucket.size === 0) this.slots.delete(slot);
     }
     if (this.slots.size === 0 && this.timer !== undefined) {
       clearInterval(this.timer);

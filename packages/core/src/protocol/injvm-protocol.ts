@@ -16,6 +16,8 @@ import { Protocol } from './protocol.js';
 
 class InjvmExporter extends Exporter {
   private unexported = false;
+  /** The provider's token, which an in-process consumer sends as a remote one learns it from the provider URL. */
+  readonly token: string | undefined;
 
   constructor(
     private readonly invoker: Invoker,
@@ -25,6 +27,7 @@ class InjvmExporter extends Exporter {
     readonly copy: boolean,
   ) {
     super();
+    this.token = invoker.getUrl().getParameter('token') || undefined;
   }
 
   getInvoker(): Invoker {
@@ -102,6 +105,7 @@ class InjvmInvoker extends AbstractInvoker {
     if (invocation.hasAttachments()) {
       for (const [key, value] of invocation.getAttachments() as ReadonlyMap<string, AttachmentValue>) provided.setAttachment(key, value);
     }
+    if (exporter.token !== undefined && !provided.hasAttachment('token')) provided.setAttachment('token', exporter.token);
     const pending = exporter.getInvoker().invoke(provided);
     return copier === undefined ? pending : pending.then((result) => copier.result(result, provided));
   }

@@ -77,6 +77,11 @@ export class Invocation {
     return new Invocation(methodName, args, service);
   }
 
+  /** Whether an attachment is set. */
+  hasAttachment(key: string): boolean {
+    return this.attachmentMap?.has(key) ?? false;
+  }
+
   /** Whether any attachment is set (without creating the attachment map). */
   hasAttachments(): boolean {
     return this.attachmentMap !== undefined && this.attachmentMap.size > 0;

@@ -72,5 +72,5 @@ export { buildFilterChain } from '../filter/filter-chain.js';
 export { createServiceProxy, type CallGate, type CallOptions } from '../service/service-proxy.js';
 export { ConfigValidator } from '../config/config-validator.js';
 export { safeLog } from '../common/logger.js';
-export { DeadlineWheel } from '../protocol/deadline-wheel.js';
+export { DeadlineWheel, type DeadlineEntry } from '../protocol/deadline-wheel.js';
 export { RpcContext } from '../rpc/rpc-context.js';

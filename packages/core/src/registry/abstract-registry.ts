@@ -1,0 +1,371 @@
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+
+import { safeLog, type Logger } from '../common/logger.js';
+import { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
+import { URL } from '../rpc/url.js';
+import { splitCommaList } from '../extension/names.js';
+import { Registry, type NotifyListener } from './registry.js';
+import { isMatch, RegistryCategory } from './url-match.js';
+
+interface Subscription {
+  readonly url: URL;
+  readonly listeners: Set<NotifyListener>;
+  /** Last list notified per category. */
+  readonly notified: Map<RegistryCategory, readonly URL[]>;
+}
+
+/**
+ * The shared half of every registry client: bookkeeping, notifications, failback and the local cache file.
+ *
+ * @remarks
+ * Implementations provide `doRegister`/`doUnregister`/`doSubscribe`/`doUnsubscribe` against their store and call
+ * {@link AbstractRegistry.notify} with the **full** current entries of one category whenever they change. This
+ * class then:
+ * - keeps only the entries that concern the subscriber (`isMatch`: interface, category, enabled, group, version)
+ *   and replaces an empty category by Dubbo's `empty://…?category=<c>` URL (for `providers` unless the
+ *   registry URL says `enable-empty-protection=true`);
+ * - remembers every registration and subscription, so {@link AbstractRegistry.recover} re-registers and
+ *   re-subscribes after a new session, and retries failed operations every `retry.period` ms (default 5000);
+ * - saves the last notifications in a cache file (`file` key, default `~/.weft/registry-<app>-<host>-<port>.cache`,
+ *   JSON; `file-cache=false` disables it) and, when a subscription fails because the registry is down, notifies
+ *   from that cache so a consumer can start without the registry;
+ * - never lets a listener's exception escape (it is logged).
+ * All state is per instance (one registry client per address per application).
+ *
+ * @example
+ * ```ts
+ * class MemoryRegistry extends AbstractRegistry {
+ *   protected async doRegister(url: URL) { … }
+ *   protected async doSubscribe(url: URL) { this.notify(url, 'providers', [...]); }
+ *   …
+ * }
+ * ```
+ */
+export abstract class AbstractRegistry extends Registry {
+  private readonly registered = new Map<string, URL>();
+  private readonly subscriptions = new Map<string, Subscription>();
+  private readonly failedRegistrations = new Map<string, URL>();
+  private readonly failedUnregistrations = new Map<string, URL>();
+  private readonly failedSubscriptions = new Map<string, URL>();
+  private retryTimer: ReturnType<typeof setInterval> | undefined;
+  private cacheTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly cacheFile: string | undefined;
+  private cache: Record<string, string[]> = {};
+  protected destroyed = false;
+
+  constructor(
+    protected readonly url: URL,
+    protected readonly logger: Logger,
+  ) {
+    super();
+    this.cacheFile = url.getParameter('file-cache', true) ? cacheFilePath(url) : undefined;
+    if (this.cacheFile !== undefined) this.cache = readCache(this.cacheFile, logger);
+  }
+
+  getUrl(): URL {
+    return this.url;
+  }
+
+  /** Publishes `url` in the store. */
+  protected abstract doRegister(url: URL): Promise<void>;
+  /** Removes `url` from the store. */
+  protected abstract doUnregister(url: URL): Promise<void>;
+  /** Starts watching the categories of `url`, calling `notify` for each (now and on every change). */
+  protected abstract doSubscribe(url: URL): Promise<void>;
+  /** Stops watching for `url`. */
+  protected abstract doUnsubscribe(url: URL): Promise<void>;
+
+  async register(url: URL): Promise<void> {
+    this.assertAlive();
+    const key = url.toString();
+    this.registered.set(key, url);
+    this.failedUnregistrations.delete(key);
+    try {
+      await this.doRegister(url);
+      this.failedRegistrations.delete(key);
+    } catch (error) {
+      this.failedRegistrations.set(key, url);
+      this.scheduleRetry();
+      if (this.url.getParameter('check', true) && !this.isAvailable()) {
+        throw new RpcError(RpcErrorCode.REGISTRY, `Failed to register ${url.toString()} to ${this.url.toIdentityString()}: ${(error as Error).message}`, {
+          cause: error,
+        });
+      }
+      safeLog(this.logger, 'warn', `register ${url.toString()} failed; retrying every ${this.retryPeriod} ms`, error);
+    }
+  }
+
+  async unregister(url: URL): Promise<void> {
+    const key = url.toString();
+    this.registered.delete(key);
+    this.failedRegistrations.delete(key);
+    try {
+      await this.doUnregister(url);
+      this.failedUnregistrations.delete(key);
+    } catch (error) {
+      if (this.destroyed) return;
+      this.failedUnregistrations.set(key, url);
+      this.scheduleRetry();
+      safeLog(this.logger, 'warn', `unregister ${url.toString()} failed; retrying`, error);
+    }
+  }
+
+  async subscribe(url: URL, listener: NotifyListener): Promise<void> {
+    this.assertAlive();
+    const key = url.toString();
+    let subscription = this.subscriptions.get(key);
+    if (subscription === undefined) {
+      subscription = { url, listeners: new Set(), notified: new Map() };
+      this.subscriptions.set(key, subscription);
+    }
+    subscription.listeners.add(listener);
+    for (const [category, urls] of subscription.notified) this.call(listener, category, urls);
+    if (subscription.notified.size > 0 && this.subscriptions.get(key) === subscription && subscription.listeners.size > 1) return;
+    try {
+      await this.doSubscribe(url);
+      this.failedSubscriptions.delete(key);
+    } catch (error) {
+      this.failedSubscriptions.set(key, url);
+      this.scheduleRetry();
+      const cached = this.cache[cacheKey(url)];
+      if (cached !== undefined && cached.length > 0) {
+        safeLog(this.logger, 'warn', `subscribe to ${this.url.toIdentityString()} failed; using ${cached.length} cached entries until it is back`, error);
+        this.notifyFromCache(url, cached);
+        return;
+      }
+      if (this.url.getParameter('check', true)) {
+        throw new RpcError(
+          RpcErrorCode.REGISTRY,
+          `Failed to subscribe ${url.getServiceKey()} at ${this.url.toIdentityString()} and no cached entries exist: ${(error as Error).message}. ` +
+            'Start the registry, or set check=false on the registry URL to start anyway and retry in the background.',
+          { cause: error },
+        );
+      }
+      safeLog(this.logger, 'warn', `subscribe ${url.getServiceKey()} failed; retrying every ${this.retryPeriod} ms`, error);
+    }
+  }
+
+  async unsubscribe(url: URL, listener: NotifyListener): Promise<void> {
+    const key = url.toString();
+    const subscription = this.subscriptions.get(key);
+    if (subscription === undefined) return;
+    subscription.listeners.delete(listener);
+    if (subscription.listeners.size > 0) return;
+    this.subscriptions.delete(key);
+    this.failedSubscriptions.delete(key);
+    try {
+      await this.doUnsubscribe(url);
+    } catch (error) {
+      safeLog(this.logger, 'warn', `unsubscribe ${url.getServiceKey()} failed`, error);
+    }
+  }
+
+  lookup(url: URL): readonly URL[] {
+    const subscription = this.subscriptions.get(url.toString());
+    if (subscription === undefined) return [];
+    return [...subscription.notified.values()].flat();
+  }
+
+  /** URLs registered through this client (for tests and tools). */
+  getRegistered(): readonly URL[] {
+    return [...this.registered.values()];
+  }
+
+  /**
+   * Delivers the full current entries of one category to the subscribers of `subscription`.
+   * @param subscription - the subscription URL (as passed to `doSubscribe`).
+   */
+  protected notify(subscription: URL, category: RegistryCategory, urls: readonly URL[]): void {
+    const entry = this.subscriptions.get(subscription.toString());
+    if (entry === undefined) return;
+    const categories = splitCommaList(subscription.getParameter('category') ?? RegistryCategory.PROVIDERS);
+    if (!categories.includes(category)) return;
+    let matched = urls.filter((u) => isMatch(subscription, categoryTagged(u, category)));
+    if (matched.length === 0) {
+      if (category === RegistryCategory.PROVIDERS && this.url.getParameter('enable-empty-protection', false)) return;
+      matched = [subscription.withProtocol('empty').addParameter('category', category)];
+    }
+    entry.notified.set(category, matched);
+    for (const listener of entry.listeners) this.call(listener, category, matched);
+    this.saveCache(subscription, entry);
+  }
+
+  /** Re-registers every registration and re-subscribes every subscription (after a new session). */
+  protected async recover(): Promise<void> {
+    for (const [key, url] of this.registered) {
+      try {
+        await this.doRegister(url);
+        this.failedRegistrations.delete(key);
+      } catch (error) {
+        this.failedRegistrations.set(key, url);
+        this.scheduleRetry();
+        safeLog(this.logger, 'warn', `re-register ${url.toString()} failed; retrying`, error);
+      }
+    }
+    for (const [key, subscription] of this.subscriptions) {
+      try {
+        await this.doSubscribe(subscription.url);
+        this.failedSubscriptions.delete(key);
+      } catch (error) {
+        this.failedSubscriptions.set(key, subscription.url);
+        this.scheduleRetry();
+        safeLog(this.logger, 'warn', `re-subscribe ${subscription.url.getServiceKey()} failed; retrying`, error);
+      }
+    }
+  }
+
+  /** The subscriptions currently held (implementations re-arm their watches from it). */
+  protected subscriptionUrls(): readonly URL[] {
+    return [...this.subscriptions.values()].map((s) => s.url);
+  }
+
+  private get retryPeriod(): number {
+    return this.url.getParameter('retry.period', 5000);
+  }
+
+  private scheduleRetry(): void {
+    if (this.retryTimer !== undefined || this.destroyed) return;
+    this.retryTimer = setInterval(() => void this.retry(), this.retryPeriod);
+    this.retryTimer.unref?.();
+  }
+
+  private async retry(): Promise<void> {
+    if (!this.isAvailable()) return;
+    for (const [key, url] of [...this.failedRegistrations]) {
+      try {
+        await this.doRegister(url);
+        this.failedRegistrations.delete(key);
+      } catch {
+        // still failing: retried on the next period
+      }
+    }
+    for (const [key, url] of [...this.failedUnregistrations]) {
+      try {
+        await this.doUnregister(url);
+        this.failedUnregistrations.delete(key);
+      } catch {
+        // retried later
+      }
+    }
+    for (const [key, url] of [...this.failedSubscriptions]) {
+      try {
+        await this.doSubscribe(url);
+        this.failedSubscriptions.delete(key);
+      } catch {
+        // retried later
+      }
+    }
+    if (this.failedRegistrations.size + this.failedUnregistrations.size + this.failedSubscriptions.size === 0 && this.retryTimer !== undefined) {
+      clearInterval(this.retryTimer);
+      this.retryTimer = undefined;
+    }
+  }
+
+  private call(listener: NotifyListener, category: RegistryCategory, urls: readonly URL[]): void {
+    try {
+      listener(category, urls);
+    } catch (error) {
+      safeLog(this.logger, 'error', `a registry listener failed on ${category} of ${urls[0]?.getServiceKey() ?? '?'}`, error);
+    }
+  }
+
+  private notifyFromCache(subscription: URL, cached: readonly string[]): void {
+    const byCategory = new Map<RegistryCategory, URL[]>();
+    for (const text of cached) {
+      let url: URL;
+      try {
+        url = URL.parse(text);
+      } catch {
+        continue;
+      }
+      const category = (url.getParameter('weft.category') ?? RegistryCategory.PROVIDERS) as RegistryCategory;
+      const clean = url.removeParameter('weft.category');
+      let list = byCategory.get(category);
+      if (list === undefined) byCategory.set(category, (list = []));
+      list.push(clean);
+    }
+    for (const [category, urls] of byCategory) this.notify(subscription, category, urls.filter((u) => u.protocol !== 'empty'));
+  }
+
+  private saveCache(subscription: URL, entry: Subscription): void {
+    if (this.cacheFile === undefined) return;
+    const lines: string[] = [];
+    for (const [category, urls] of entry.notified) {
+      for (const url of urls) lines.push(url.addParameter('weft.category', category).toString());
+    }
+    this.cache[cacheKey(subscription)] = lines;
+    if (this.cacheTimer !== undefined) return;
+    this.cacheTimer = setTimeout(() => {
+      this.cacheTimer = undefined;
+      this.writeCache();
+    }, 500);
+    this.cacheTimer.unref?.();
+  }
+
+  private writeCache(): void {
+    if (this.cacheFile === undefined) return;
+    try {
+      mkdirSync(dirname(this.cacheFile), { recursive: true });
+      const temp = `${this.cacheFile}.${process.pid}.tmp`;
+      writeFileSync(temp, JSON.stringify({ weftRegistryCache: 1, entries: this.cache }, null, 1));
+      renameSync(temp, this.cacheFile);
+    } catch (error) {
+      safeLog(this.logger, 'warn', `cannot write the registry cache file ${this.cacheFile}`, error);
+    }
+  }
+
+  private assertAlive(): void {
+    if (this.destroyed) throw new RpcError(RpcErrorCode.REGISTRY, `Registry ${this.url.toIdentityString()} is destroyed.`);
+  }
+
+  async destroy(): Promise<void> {
+    if (this.destroyed) return;
+    for (const url of [...this.registered.values()]) {
+      if (url.getParameter('dynamic', true)) await this.unregister(url);
+    }
+    for (const subscription of [...this.subscriptions.values()]) {
+      for (const listener of [...subscription.listeners]) await this.unsubscribe(subscription.url, listener);
+    }
+    this.destroyed = true;
+    if (this.retryTimer !== undefined) clearInterval(this.retryTimer);
+    if (this.cacheTimer !== undefined) {
+      clearTimeout(this.cacheTimer);
+      this.cacheTimer = undefined;
+      this.writeCache();
+    }
+  }
+}
+
+function categoryTagged(url: URL, category: RegistryCategory): URL {
+  if (category === RegistryCategory.PROVIDERS || url.getParameter('category') === category) return url;
+  if (category === RegistryCategory.CONFIGURATORS && (url.protocol === 'override' || url.protocol === 'absent')) return url;
+  return url.addParameter('category', category);
+}
+
+function cacheKey(url: URL): string {
+  return url.getServiceKey() ?? url.path;
+}
+
+function cacheFilePath(url: URL): string {
+  const explicit = url.getParameter('file');
+  if (explicit) return explicit;
+  const app = url.getParameter('application') ?? 'weft';
+  return join(homedir(), '.weft', `registry-${app}-${url.host || 'local'}-${url.port}.cache`.replace(/[:/\\]/g, '-'));
+}
+
+function readCache(file: string, logger: Logger): Record<string, string[]> {
+  try {
+    const json = JSON.parse(readFileSync(file, 'utf8')) as { weftRegistryCache?: number; entries?: unknown };
+    if (json.weftRegistryCache !== 1 || typeof json.entries !== 'object' || json.entries === null) return {};
+    const out: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
+    for (const [key, value] of Object.entries(json.entries as Record<string, unknown>)) {
+      if (Array.isArray(value)) out[key] = value.filter((v): v is string => typeof v === 'string');
+    }
+    return out;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') safeLog(logger, 'warn', `ignoring unreadable registry cache ${file}`, error);
+    return Object.create(null) as Record<string, string[]>;
+  }
+}

@@ -1,0 +1,63 @@
+import { splitCommaList } from '../extension/names.js';
+import type { URL } from '../rpc/url.js';
+
+/** Categories a registry keeps per service. */
+export const RegistryCategory = {
+  PROVIDERS: 'providers',
+  CONSUMERS: 'consumers',
+  CONFIGURATORS: 'configurators',
+  ROUTERS: 'routers',
+} as const;
+
+/** One of the {@link RegistryCategory} values. */
+export type RegistryCategory = (typeof RegistryCategory)[keyof typeof RegistryCategory];
+
+/** Whether a URL is an override rule: protocol `override`/`absent`, or category `configurators`. */
+export function isConfigurator(url: URL): boolean {
+  return url.protocol === 'override' || url.protocol === 'absent' || url.getCategory() === RegistryCategory.CONFIGURATORS;
+}
+
+/** Whether a URL is a routing rule: protocol `route`, or category `routers`. */
+export function isRouter(url: URL): boolean {
+  return url.protocol === 'route' || url.getCategory() === RegistryCategory.ROUTERS;
+}
+
+/**
+ * Dubbo's `UrlUtils.isMatch(consumer, url)`: whether a registry entry concerns this consumer.
+ *
+ * @remarks All must hold: same interface (or either side `*`); the entry's category (default `providers`) is among
+ * the consumer's `category` list (default `providers`); the entry is not `enabled=false` (unless the consumer
+ * says `enabled=*`); group: the consumer's is `*`, equal, or a comma list containing the entry's; version: the
+ * consumer's is `*` or equal (unset equals unset only); `classifier` likewise. This applies to override rules
+ * too: an override without `version` does not reach a consumer of version `1.0.0`.
+ * @example
+ * ```ts
+ * isMatch(consumerUrl, URL.parse('tri://10.0.0.5:50051/org.acme.Greeter?version=1.0.0')); // true for a 1.0.0 consumer
+ * ```
+ */
+export function isMatch(consumer: URL, url: URL): boolean {
+  const consumerInterface = consumer.getServiceInterface();
+  const providerInterface = url.getServiceInterface();
+  if (!(consumerInterface === '*' || providerInterface === '*' || consumerInterface === providerInterface)) return false;
+  const categories = splitCommaList(consumer.getParameter('category') ?? RegistryCategory.PROVIDERS);
+  const category = isConfigurator(url)
+    ? RegistryCategory.CONFIGURATORS
+    : isRouter(url)
+      ? RegistryCategory.ROUTERS
+      : url.getCategory(RegistryCategory.PROVIDERS);
+  if (!categories.includes(category) && !categories.includes('*')) return false;
+  if (url.getParameter('enabled') === 'false' && consumer.getParameter('enabled') !== '*') return false;
+  const consumerGroup = consumer.getGroup() || undefined;
+  const consumerVersion = consumer.getVersion() || undefined;
+  const consumerClassifier = consumer.getParameter('classifier') || '*';
+  const providerGroup = url.getGroup() || undefined;
+  const providerVersion = url.getVersion() || undefined;
+  const providerClassifier = url.getParameter('classifier') || undefined;
+  const groupMatches =
+    consumerGroup === '*' ||
+    consumerGroup === providerGroup ||
+    (consumerGroup !== undefined && providerGroup !== undefined && splitCommaList(consumerGroup).includes(providerGroup));
+  const versionMatches = consumerVersion === '*' || consumerVersion === providerVersion;
+  const classifierMatches = consumerClassifier === '*' || consumerClassifier === providerClassifier;
+  return groupMatches && versionMatches && classifierMatches;
+}
