@@ -56,3 +56,9 @@ export {
 } from './bootstrap/weft-application.js';
 export { ConfigValidator } from './config/config-validator.js';
 export { RpcContext } from './rpc/rpc-context.js';
+export { Registry, type NotifyListener } from './registry/registry.js';
+export { RegistryFactory } from './registry/registry-factory.js';
+export { AbstractRegistry } from './registry/abstract-registry.js';
+export { RegistryDirectory, type RegistryDirectoryOptions } from './registry/registry-directory.js';
+export { Configurator } from './registry/configurator.js';
+export { isConfigurator, isMatch, isRouter, RegistryCategory } from './registry/url-match.js';

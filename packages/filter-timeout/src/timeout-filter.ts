@@ -36,9 +36,10 @@ type Bound = 'provider timeout' | 'consumer deadline';
  * `timeout-terminate` (Dubbo's `TIMEOUT_TERMINATE`, 8) without calling the rest of the chain.
  *
  * A call with neither a provider timeout nor a consumer deadline passes straight through. Deadlines are checked
- * on one {@link DeadlineWheel} per filter instance (one per application) with a 10 ms tick: no timer per call,
- * the wheel's single timer is unref'd, runs only while calls are pending, and is released by `destroy()` (after
- * which calls pass through unwatched).
+ * on one `DeadlineWheel` per filter instance (one per application) with a 10 ms tick: no timer per call (a
+ * call that settles in time costs one entry added and removed), the wheel's single timer is unref'd, runs only
+ * while calls are pending, and is released by `destroy()` (after which calls pass through unwatched). A timeout
+ * fires at most one tick late.
  *
  * @example
  * ```ts
@@ -60,7 +61,7 @@ export class TimeoutFilter extends Filter {
     super();
   }
 
-  /** Calls being watched (including finished ones whose wheel slot has not been swept yet). */
+  /** Calls in flight being watched (a call stops being watched when it settles or times out). */
   get watched(): number {
     return this.wheel.size;
   }
@@ -120,21 +121,21 @@ export class TimeoutFilter extends Filter {
       pending = invoker.invoke(invocation);
     } catch (error) {
       // A synchronous throw stays synchronous (the chain reports it to every outer filter's onError).
-      entry.settled = true;
+      entry.cancel();
       unlink?.();
       throw error;
     }
     pending.then(
       (result) => {
         unlink?.();
-        if (entry.settled) return;
-        entry.settled = true;
+        if (entry.settled) return; // expired: the caller already got its timeout
+        entry.cancel();
         resolve(result);
       },
       (error: unknown) => {
         unlink?.();
         if (entry.settled) return;
-        entry.settled = true;
+        entry.cancel();
         reject(error);
       },
     );

@@ -19,10 +19,14 @@ import type { MockRegistry } from './mock-registry.js';
  *   answers; business errors (a result carrying the implementation's error, or an `RpcError` `biz`) pass through.
  * The mock is the first `mock://` provider of the directory if any, else a {@link MockInvoker} on the directory
  * URL. A `mock://` provider's URL was merged with the consumer URL as referred; when overrides have changed
- * `mock` or `<method>.mock` since, the provider URL with the **current** consumer values applied answers instead
- * (so the effective consumer `<method>.mock` still beats the provider's `<method>.mock`, which beats the effective
- * consumer `mock`; a key an override removed is removed there too). A failure of the mock itself rejects with an
- * `RpcError` whose message keeps the original failure.
+ * `mock` or `<method>.mock` since, a {@link MockInvoker} on the provider URL with the **current** consumer values
+ * applied answers instead, like the consumer's own mock without a consumer filter chain (so the effective consumer
+ * `<method>.mock` still beats the provider's `<method>.mock`, which beats the effective consumer `mock`; a key an
+ * override removed is removed there too — the provider's own value for a key the referred consumer URL also set
+ * was already replaced at refer time and does not come back). A bare `throw` rejects with its `RpcError`
+ * (`mocked: true`, "mocked exception for service degradation.") unchanged, the degraded failure as its `cause` in
+ * fail mode. A failure of the mock itself rejects with an `RpcError` whose message starts `mock error: ` and, in
+ * fail mode, ends with the original failure (`, invoke error is: …`).
  *
  * @example
  * ```ts
@@ -127,6 +131,10 @@ export class MockClusterInvoker extends Invoker {
     }
     return pending.then(undefined, (error: unknown) => {
       const mockError = RpcError.from(error);
+      if (mockError.mocked) {
+        // A `throw` expression did what it was asked: its error as is, the degraded failure (if any) as the cause.
+        throw new RpcError(mockError.code, mockError.message, { cause: failure, mocked: true });
+      }
       const context = failure === undefined ? '' : `, invoke error is: ${failure.message}`;
       throw new RpcError(mockError.isBiz ? RpcErrorCode.UNKNOWN : mockError.code, `mock error: ${mockError.message}${context}`, {
         cause: mockError,

@@ -18,7 +18,8 @@ const GRAMMAR =
  * declared return type — a method-level value to its method's, an interface-level one to at least one method's
  * (a method it does not fit fails when degraded); `throw <Name>` names an error registered in the
  * {@link MockRegistry} or declared in the `throws` of the method (interface level: of every method); an
- * implementation name (`default`…) is registered for the interface. Dubbo 3.3 removed all such checks.
+ * implementation name is registered for the interface (`true`/`default`/`force`/`fail` need no registration
+ * up front: a `mock://` provider may supply the values). Dubbo 3.3 removed all such checks.
  * @example
  * ```ts
  * // count returns Number: ExtensionError ERR_SPI_INVALID_PARAMETER naming count.mock=return {oops
@@ -71,7 +72,9 @@ export class MockConfigValidator extends ConfigValidator {
           fail(`no error class "${name}" is declared by the method or registered with MockRegistry.registerError (registered: ${registry.errorNames().join(', ') || 'none'})`);
         }
       } else if (action.kind === 'implementation' && service !== undefined) {
-        if (registry.getImplementation(service.name, action.name) === undefined) {
+        // `true`/`default`/`force`/`fail` may be answered by a mock:// provider that a registry delivers later, so
+        // the interface's default implementation is not required up front; a *named* implementation is.
+        if (action.name !== 'default' && registry.getImplementation(service.name, action.name) === undefined) {
           fail(
             `no mock implementation ${action.name === 'default' ? `of ${service.name}` : `"${action.name}"`} is registered ` +
               `(MockRegistry.registerImplementation; registered: ${registry.implementationNames(service.name).join(', ') || 'none'})`,

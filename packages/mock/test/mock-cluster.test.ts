@@ -279,6 +279,61 @@ describe('fail mock: which rejections are degraded (hand-built directory, failfa
   });
 });
 
+describe('MockClusterInvoker on its own (inner invoker without a cluster)', () => {
+  const providerUrl = URL.parse('fake://127.0.0.1:1/org.acme.Greeter');
+
+  function direct(url: URL, inner: Invoker, directory = new StaticDirectory(Greeter, url, [])): MockClusterInvoker {
+    return new MockClusterInvoker(directory, inner, MockRegistry.of(app.model), logger);
+  }
+
+  it('a non-RpcError rejection propagates unchanged in fail mode (Dubbo: non-RpcException throwables)', async () => {
+    const failure = new TypeError('not an RpcError');
+    const invoker = direct(consumerUrl({ mock: 'fail:return 3' }), new FakeInvoker(providerUrl, () => Promise.reject(failure)));
+    expect(await rejection(invoker.invoke(Invocation.of('count', [], Greeter)))).toBe(failure);
+  });
+
+  it('a synchronous throw of the inner invoker is handled like a rejection', async () => {
+    class Throwing extends FakeInvoker {
+      override invoke(): Promise<Result> {
+        throw new RpcError(RpcErrorCode.NETWORK, 'thrown before any promise');
+      }
+    }
+    const invoker = direct(consumerUrl({ mock: 'fail:return 3' }), new Throwing(providerUrl, () => Promise.resolve(Result.of(0))));
+    expect((await invoker.invoke(Invocation.of('count', [], Greeter))).value).toBe(3);
+  });
+
+  it('listing mock:// providers fails: logged at info, the consumer’s own mock answers', async () => {
+    class BrokenDirectory extends StaticDirectory {
+      override listMockInvokers(): readonly Invoker[] {
+        throw new RpcError(RpcErrorCode.REGISTRY, 'registry unreachable');
+      }
+    }
+    const url = consumerUrl({ mock: 'force:return 4' });
+    const invoker = direct(url, new FakeInvoker(providerUrl, () => Promise.resolve(Result.of(0))), new BrokenDirectory(Greeter, url, []));
+    expect((await invoker.invoke(Invocation.of('count', [], Greeter))).value).toBe(4);
+    expect(logger.of('info')).toContain("listing mock:// providers failed, using the consumer's mock setting: registry unreachable");
+  });
+
+  it('delegates getUrl and isAvailable to the directory, and destroy to the inner invoker', async () => {
+    const url = consumerUrl({});
+    let destroyed = 0;
+    class Destroyable extends FakeInvoker {
+      override destroy(): void {
+        destroyed++;
+      }
+    }
+    const directory = new StaticDirectory(Greeter, url, [new FakeInvoker(providerUrl, () => Promise.resolve(Result.of(0)))]);
+    const invoker = direct(url, new Destroyable(providerUrl, () => Promise.resolve(Result.of(1))), directory);
+    expect(invoker.getUrl()).toBe(url);
+    expect(invoker.isAvailable()).toBe(true);
+    directory.configure(consumerUrl({ mock: 'force:return 5' }));
+    expect(invoker.getUrl()).toBe(directory.getUrl());
+    expect((await invoker.invoke(Invocation.of('count', [], Greeter))).value).toBe(5);
+    await invoker.destroy();
+    expect(destroyed).toBe(1);
+  });
+});
+
 describe('force mock', () => {
   it('never calls the provider', async () => {
     const p = provider();
@@ -447,22 +502,30 @@ describe('runtime URL changes (no re-refer)', () => {
 });
 
 describe('throw', () => {
-  it('bare "throw": a non-business RpcError, mocked: true, "mocked exception for service degradation."', async () => {
+  it('bare "throw": a non-business RpcError, mocked: true, exactly "mocked exception for service degradation." (Dubbo prefixes "mock error : ")', async () => {
     const greeter = await app.refer(Greeter, { mock: 'force:throw' });
     const error = await rpcRejection(greeter.count());
     expect(error.mocked).toBe(true);
     expect(error.isBiz).toBe(false);
     expect(error.code).toBe(RpcErrorCode.UNKNOWN);
-    expect(error.message).toBe(`mock error: ${MOCKED}`);
+    expect(error.message).toBe(MOCKED);
+    expect(error.cause).toBeUndefined();
   });
 
-  it('bare "throw" in fail mode keeps the original failure in the message', async () => {
+  it('bare "throw" in fail mode: the same error, with the original failure as its cause', async () => {
     const greeter = await app.refer(Greeter, { mock: 'fail:throw', retries: 0 });
     const error = await rpcRejection(greeter.count());
     expect(error.mocked).toBe(true);
     expect(error.isBiz).toBe(false);
-    expect(error.message).toMatch(new RegExp(`^mock error: ${MOCKED.replace('.', '\\.')}, invoke error is: Failed to invoke the method count`));
-    expect(error.message).toContain(NO_PROVIDER);
+    expect(error.message).toBe(MOCKED);
+    expect(error.cause).toBeInstanceOf(RpcError);
+    expect((error.cause as RpcError).code).toBe(RpcErrorCode.NO_INVOKER);
+    expect((error.cause as RpcError).message).toContain(NO_PROVIDER);
+  });
+
+  it('errors that are not mocked carry mocked: false', async () => {
+    const plain = await app.refer(Greeter, { retries: 0 });
+    expect((await rpcRejection(plain.count())).mocked).toBe(false);
   });
 
   it('"throw <Declared>": the error declared in the method’s throws, as a business error, a NEW instance per call (Dubbo shares one)', async () => {
@@ -608,11 +671,17 @@ describe('implementation mocks (registered, never loaded by name)', () => {
     expect(named.message).toContain(
       'refer(org.acme.Greeter): mock=force:nope is not a valid mock expression: no mock implementation "nope" is registered (MockRegistry.registerImplementation; registered: none).',
     );
-    const byDefault = await referRejection(app.refer(Greeter, { mock: 'true' }));
-    expect(byDefault.message).toContain('no mock implementation of org.acme.Greeter is registered');
     MockRegistry.of(app.model).registerImplementation(Greeter, mockImpl, 'cached');
-    const listed = await referRejection(app.refer(Greeter, { methods: { count: { mock: 'fail' } } }));
-    expect(listed.message).toContain('count.mock=fail is not a valid mock expression: no mock implementation of org.acme.Greeter is registered (MockRegistry.registerImplementation; registered: cached)');
+    const listed = await referRejection(app.refer(Greeter, { methods: { count: { mock: 'force:nope' } } }));
+    expect(listed.message).toContain('count.mock=force:nope is not a valid mock expression: no mock implementation "nope" is registered (MockRegistry.registerImplementation; registered: cached)');
+  });
+
+  it('the default implementation (true/default/force/fail) is not required at refer: a mock:// provider may supply it', async () => {
+    const greeter = await app.refer(Greeter, { mock: 'force' });
+    const error = await rpcRejection(greeter.sayHello('a'));
+    expect(error.message).toContain('Failed to create mock implementation of org.acme.Greeter: none is registered (registered for org.acme.Greeter: none).');
+    const viaProvider = await app.refer(Greeter, { mock: 'force', url: 'mock://0.0.0.0/org.acme.Greeter?sayHello.mock=return+aa' });
+    expect(await viaProvider.sayHello('a')).toBe('aa');
   });
 
   it('an implementation lacking the method fails when degraded, keeping the original failure in the message', async () => {
@@ -698,6 +767,14 @@ describe('mock:// providers (Part C)', () => {
     expect((await rpcRejection(only.sayHello('x'))).code).toBe(RpcErrorCode.NO_INVOKER);
     const mixed = await app.refer(Greeter, { url: `injvm://127.0.0.1/org.acme.Greeter;${MOCK_URL}?sayHello.mock=return+aa`, retries: 0 });
     expect((await rpcRejection(mixed.sayHello('x'))).code).toBe(RpcErrorCode.NO_INVOKER);
+  });
+
+  it('the first mock:// provider answers when there are several', async () => {
+    const greeter = await app.refer(Greeter, {
+      mock: 'force:return null',
+      url: `${MOCK_URL}?sayHello.mock=return+first;mock://0.0.0.1/org.acme.Greeter?sayHello.mock=return+second`,
+    });
+    expect(await greeter.sayHello('x')).toBe('first');
   });
 
   it('no attachment is left on the invocation (Dubbo leaves invocation.need.mock=true)', async () => {
@@ -840,6 +917,52 @@ describe('validation at refer time (Dubbo 3.3 removed it)', () => {
   ])('accepts %j', async (mock) => {
     const greeter = await app.refer(Greeter, { mock });
     expect(app.getReferenceUrl(greeter)?.getParameter('mock')).toBe(mock);
+  });
+});
+
+describe('scoping (Dubbo’s caches are static: the first URL wins)', () => {
+  it('each reference answers from its own URL', async () => {
+    const one = await app.refer(Greeter, { mock: 'force:return 1' });
+    const two = await app.refer(Greeter, { mock: 'force:return 2' });
+    expect(await one.count()).toBe(1);
+    expect(await two.count()).toBe(2);
+    expect(await one.count()).toBe(1);
+  });
+
+  it('each application has its own MockRegistry', async () => {
+    const other = createTestApp(['@weft/core', '@weft/cluster', '@weft/mock']);
+    const second = await WeftApplication.start({ root: other.root, name: 'other', logger: new RecordingLogger() });
+    try {
+      expect(MockRegistry.of(app.model)).toBe(MockRegistry.of(app.model));
+      expect(MockRegistry.of(second.model)).not.toBe(MockRegistry.of(app.model));
+      MockRegistry.of(app.model).registerImplementation(Greeter, { count: () => 1 });
+      MockRegistry.of(second.model).registerImplementation(Greeter, { count: () => 2 });
+      expect(await (await app.refer(Greeter, { mock: 'force' })).count()).toBe(1);
+      expect(await (await second.refer(Greeter, { mock: 'force' })).count()).toBe(2);
+    } finally {
+      await second.shutdown();
+      other.cleanup();
+    }
+  });
+});
+
+describe('MockRegistry', () => {
+  it('registers only Error classes under class-like names', () => {
+    const registry = MockRegistry.of(app.model);
+    class LooksLikeAnError {
+      name = 'LooksLikeAnError';
+      message = '';
+    }
+    expect(() => registry.registerError('Fake', LooksLikeAnError)).toThrow('MockRegistry.registerError("Fake"): the class must extend Error.');
+    expect(() => registry.registerError('not a name', Unavailable)).toThrow('MockRegistry.registerError(): "not a name" is not a class-like name.');
+    expect(() => registry.registerImplementation(Greeter, {}, 'bad name')).toThrow(
+      'MockRegistry.registerImplementation(): "bad name" is not a valid mock name.',
+    );
+    registry.registerError('Unavailable', Unavailable).registerError('Plain', Error);
+    expect(registry.errorNames()).toEqual(['Unavailable', 'Plain']);
+    expect(registry.getError('Unavailable')).toBe(Unavailable);
+    registry.registerImplementation('org.acme.Greeter', { count: () => 1 }, 'byName');
+    expect(registry.implementationNames(Greeter.name)).toEqual(['byName']);
   });
 });
 

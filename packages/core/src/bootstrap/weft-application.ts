@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
+import { networkInterfaces } from 'node:os';
 
 import type { Logger } from '../common/logger.js';
 import { Cluster } from '../cluster/cluster.js';
+import type { Directory } from '../cluster/directory.js';
 import { ConfigValidator } from '../config/config-validator.js';
 import { LoadBalance } from '../cluster/load-balance.js';
 import { StaticDirectory } from '../cluster/static-directory.js';
@@ -12,9 +13,13 @@ import { FrameworkModel } from '../extension/framework-model.js';
 import { splitCommaList } from '../extension/names.js';
 import { Filter } from '../filter/filter.js';
 import type { Exporter } from '../protocol/exporter.js';
+import type { Registry } from '../registry/registry.js';
+import { RegistryDirectory } from '../registry/registry-directory.js';
+import { RegistryFactory } from '../registry/registry-factory.js';
 import { Protocol } from '../protocol/protocol.js';
 import { ServiceInvoker } from '../protocol/service-invoker.js';
 import type { Invoker } from '../rpc/invoker.js';
+import { Invocation } from '../rpc/invocation.js';
 import { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
 import { URL, type ParameterValue } from '../rpc/url.js';
 import type { MethodSpec, ServiceDefinition, ServiceImplementation } from '../service/service-definition.js';
@@ -30,6 +35,12 @@ export interface WeftApplicationOptions {
   readonly logger?: Logger;
   /** Use an existing framework instead of creating one (several applications in one framework). */
   readonly framework?: FrameworkModel;
+  /**
+   * The registry providers register with and consumers discover from, as a URL: `embedded://` (the default
+   * registry of `@weft/registry-embedded`, no server), `zookeeper://127.0.0.1:2181`… Without one, services are
+   * referred in-process (`injvm`) or by `url`.
+   */
+  readonly registry?: string;
 }
 
 /** URL parameters common to exports and references. */
@@ -56,6 +67,8 @@ export interface ExportOptions extends CommonOptions {
   readonly host?: string;
   /** Port (0: the protocol's default). */
   readonly port?: number;
+  /** Register with the application's registry. @defaultValue true (injvm exports are never registered) */
+  readonly register?: boolean;
 }
 
 /** Options of {@link WeftApplication.refer}. */
@@ -70,6 +83,10 @@ export interface ReferOptions extends CommonOptions {
   readonly mock?: string;
   /** Direct provider URL(s), separated by `;`: skips discovery (`tri://127.0.0.1:50051`). */
   readonly url?: string;
+  /** With a registry: fail the refer when no provider is registered yet. @defaultValue true */
+  readonly check?: boolean;
+  /** With a registry: register this consumer under the service's `consumers`. @defaultValue true */
+  readonly register?: boolean;
 }
 
 /** An exported service. */
@@ -129,10 +146,13 @@ class Gate implements CallGate {
  * await app.shutdown();
  * ```
  */
+type ReferenceDirectory = StaticDirectory | RegistryDirectory;
+
 export class WeftApplication {
   private readonly exporters: Exporter[] = [];
-  private readonly directories: StaticDirectory[] = [];
-  private readonly references = new WeakMap<object, StaticDirectory>();
+  private readonly registrations: URL[] = [];
+  private readonly directories: ReferenceDirectory[] = [];
+  private readonly references = new WeakMap<object, ReferenceDirectory>();
   private readonly gate = new Gate();
   private stopped: Promise<void> | undefined;
 
@@ -140,19 +160,44 @@ export class WeftApplication {
     /** The application scope (extension loaders, services). */
     readonly model: ApplicationModel,
     private readonly ownsFramework: boolean,
+    /** The registry, when the application was started with one. */
+    readonly registry: Registry | undefined,
   ) {}
 
-  /** Creates the application and loads the core extension points. */
+  /** Creates the application, loads the core extension points and connects to the registry, if any. */
   static async start(options: WeftApplicationOptions): Promise<WeftApplication> {
     const framework = options.framework ?? FrameworkModel.create({ root: options.root, logger: options.logger });
-    const model = framework.newApplication(options.name ?? 'weft-application');
+    const name = options.name ?? 'weft-application';
+    const model = framework.newApplication(name);
+    let registry: Registry | undefined;
     try {
-      await model.loadExtensions(Protocol, Filter, Cluster, LoadBalance, ConfigValidator);
+      await model.loadExtensions(Protocol, Filter, Cluster, LoadBalance, ConfigValidator, RegistryFactory);
+      if (options.registry !== undefined) {
+        let registryUrl: URL;
+        try {
+          registryUrl = URL.parse(options.registry);
+        } catch (error) {
+          throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `start(): registry=${options.registry} is not a valid URL: ${(error as Error).message}`, {
+            cause: error,
+          });
+        }
+        const factories = model.getExtensionLoader(RegistryFactory);
+        if (!factories.hasExtension(registryUrl.protocol)) {
+          throw new ExtensionError(
+            ExtensionErrorCode.INVALID_PARAMETER,
+            `start(): registry=${options.registry} needs a "${registryUrl.protocol}" registry (available: ${factories.getSupportedExtensions().join(', ') || 'none'}). ` +
+              `Install @weft/registry-${registryUrl.protocol}.`,
+          );
+        }
+        registry = factories.getExtension(registryUrl.protocol).getRegistry(registryUrl.addParameterIfAbsent('application', name));
+        const connected = registry;
+        model.onDestroy(() => connected.destroy());
+      }
     } catch (error) {
       await (options.framework === undefined ? framework.destroy() : model.destroy());
       throw error;
     }
-    return new WeftApplication(model, options.framework === undefined);
+    return new WeftApplication(model, options.framework === undefined, registry);
   }
 
   /** The application name. */
@@ -190,11 +235,27 @@ export class WeftApplication {
     this.validate(url, where, 'service.filter', service, 'provider');
     const exporter = await protocol.export(new ServiceInvoker(service, implementation, url));
     this.exporters.push(exporter);
+    const registry = this.registry;
+    const registered = registry !== undefined && protocolName !== 'injvm' && options.register !== false ? registeredProviderUrl(url) : undefined;
+    if (registered !== undefined) {
+      try {
+        await registry?.register(registered);
+      } catch (error) {
+        await exporter.unexport();
+        this.exporters.splice(this.exporters.indexOf(exporter), 1);
+        throw error;
+      }
+      this.registrations.push(registered);
+    }
     return {
       url,
       unexport: async () => {
         const at = this.exporters.indexOf(exporter);
         if (at >= 0) this.exporters.splice(at, 1);
+        if (registered !== undefined) {
+          this.registrations.splice(this.registrations.indexOf(registered), 1);
+          await registry?.unregister(registered);
+        }
         await exporter.unexport();
       },
     };
@@ -225,6 +286,9 @@ export class WeftApplication {
     this.requireExtension(clusters, consumerUrl.getParameter('cluster', clusters.getDefaultExtensionName() ?? 'failover'), where, 'cluster');
 
     const protocols = this.model.getExtensionLoader(Protocol);
+    if (this.registry !== undefined && (options.url === undefined || options.url.trim() === '')) {
+      return this.referFromRegistry(service, consumerUrl, options, this.registry);
+    }
     const providerUrls = this.providerUrls(service, consumerUrl, options.url, where);
     for (const providerUrl of providerUrls) this.requireExtension(protocols, providerUrl.protocol, where, 'url');
     const invokers: Invoker[] = [];
@@ -241,6 +305,48 @@ export class WeftApplication {
     const proxy = createServiceProxy(service, invoker, this.gate);
     this.references.set(proxy, directory);
     return proxy;
+  }
+
+  private async referFromRegistry<M extends Record<string, MethodSpec>>(
+    service: ServiceDefinition<M>,
+    consumerUrl: URL,
+    options: ReferOptions,
+    registry: Registry,
+  ): Promise<CallableProxy<M>> {
+    const directory = new RegistryDirectory({
+      service,
+      consumerUrl,
+      registry,
+      protocols: this.model.getExtensionLoader(Protocol),
+      logger: this.model.logger,
+      validate: (url, where) => this.validate(url, where, 'reference.filter', service, 'consumer'),
+    });
+    const registeredConsumer = consumerUrl.addParameters({ category: 'consumers', check: 'false' });
+    try {
+      await directory.subscribe();
+      if (options.check !== false && directory.list(Invocation.of('', [])).length === 0) {
+        throw new RpcError(
+          RpcErrorCode.NO_INVOKER,
+          `refer(${service.name}): no provider of ${consumerUrl.getServiceKey()} is registered at ${registry.getUrl().toIdentityString()}. ` +
+            'Start a provider first, or refer with check: false to wait for one.',
+        );
+      }
+      if (options.register !== false) await registry.register(registeredConsumer);
+    } catch (error) {
+      await directory.destroy();
+      throw error;
+    }
+    this.directories.push(directory);
+    if (options.register !== false) this.registrations.push(registeredConsumer);
+    const invoker = this.model.getExtensionLoader(Cluster).getAdaptiveExtension().join(directory);
+    const proxy = createServiceProxy(service, invoker, this.gate);
+    this.references.set(proxy, directory);
+    return proxy;
+  }
+
+  /** The directory behind a proxy (registry or static): for tools and tests. */
+  getDirectory(proxy: object): Directory | undefined {
+    return this.references.get(proxy);
   }
 
   /**
@@ -297,6 +403,8 @@ export class WeftApplication {
     this.gate.closing = new RpcError(RpcErrorCode.NO_INVOKER, `Application "${this.name}" is shutting down; no new calls are accepted.`);
     const drained = await this.gate.whenIdle(timeout);
     if (!drained) this.model.logger.warn(`shutdown of "${this.name}": ${this.gate.active} call(s) still in flight after ${timeout} ms; closing anyway.`);
+    const registry = this.registry;
+    if (registry !== undefined) await Promise.allSettled(this.registrations.splice(0).map((u) => registry.unregister(u)));
     await Promise.allSettled(this.exporters.splice(0).map((e) => e.unexport()));
     await Promise.allSettled(this.directories.splice(0).map((d) => d.destroy()));
     if (this.ownsFramework) await this.model.framework.destroy();
@@ -429,10 +537,23 @@ function joinList(list: string | readonly string[] | undefined): string | undefi
   return typeof list === 'string' ? list : list.join(',');
 }
 
+/** The consumer's address: the first non-internal IPv4 address (what port-less override rules name), else loopback. */
 function localHost(): string {
   try {
-    return hostname() || '127.0.0.1';
+    for (const addresses of Object.values(networkInterfaces())) {
+      for (const address of addresses ?? []) {
+        if (address.family === 'IPv4' && !address.internal) return address.address;
+      }
+    }
   } catch {
-    return '127.0.0.1';
+    // fall through
   }
+  return '127.0.0.1';
+}
+
+/** The provider URL as registered: Dubbo 3.2+ drops local-only keys, and methods are sorted. */
+function registeredProviderUrl(url: URL): URL {
+  const methods = url.getParameter('methods');
+  const cleaned = url.removeParameters('anyhost', 'pid', 'bind.ip', 'bind.port', 'threadname', 'threadpool', 'threads', 'queues', 'alive');
+  return methods ? cleaned.addParameter('methods', splitCommaList(methods).sort().join(',')) : cleaned;
 }

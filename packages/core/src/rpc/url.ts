@@ -165,7 +165,7 @@ function splitHostPort(text: string, subject: string): { host: string; port: num
 }
 
 /** Parses an encoded query (without `?`) into `out`, following Dubbo's `URLStrParser` rules (see {@link URL.parse}). */
-function parseQuery(query: string, subject: string, out: Map<string, string>): void {
+function parseQuery(query: string, subject: string, out: Map<string, string>, decoded = false): void {
   let nameStart = 0;
   let valueStart = -1;
   const len = query.length;
@@ -178,8 +178,9 @@ function parseQuery(query: string, subject: string, out: Map<string, string>): v
       if (nameStart < i) {
         const hasValue = valueStart > nameStart;
         const rawName = query.slice(nameStart, hasValue ? valueStart - 1 : i);
-        const name = decodeOrThrow(rawName, 'parameter name', subject);
-        const value = hasValue ? decodeOrThrow(query.slice(valueStart, i), `parameter "${name}"`, subject) : '';
+        const name = decoded ? rawName : decodeOrThrow(rawName, 'parameter name', subject);
+        const rawValue = hasValue ? query.slice(valueStart, i) : '';
+        const value = !hasValue ? '' : decoded ? rawValue : decodeOrThrow(rawValue, `parameter "${name}"`, subject);
         out.set(name, value);
         if (rawName.startsWith(DEFAULT_PREFIX) && name.length > DEFAULT_PREFIX.length) {
           const stripped = name.slice(DEFAULT_PREFIX.length);
@@ -386,10 +387,14 @@ export class URL {
    * - User, password, path, parameter names and values are percent-decoded (UTF-8, hex digits of either case).
    *   `+` is kept as is: this is not form decoding.
    *
+   * With `{ decoded: true }` the text is taken as Dubbo's **decoded** form (what a registry node name gives after
+   * one `URL.decode`): nothing is percent-decoded again, so a value such as `100%` or `a%2Bb` stays as written.
+   *
    * @throws ExtensionError `INVALID_URL` for `://` (or `:/`) at the start ("missing protocol"), a port that is not
    * an integer from 0 to 65535, an unterminated `[`, or a malformed percent-escape.
    */
-  static parse(text: string): URL {
+  static parse(text: string, options?: { readonly decoded?: boolean }): URL {
+    const decoded = options?.decoded === true;
     let s = text.trim();
     const subject = `URL "${text}"`;
     const hash = s.indexOf('#');
@@ -416,7 +421,7 @@ export class URL {
     let path = '';
     const slash = rest.indexOf('/');
     if (slash >= 0) {
-      path = decodeOrThrow(rest.slice(slash + 1), 'path', subject);
+      path = decoded ? rest.slice(slash + 1) : decodeOrThrow(rest.slice(slash + 1), 'path', subject);
       rest = rest.slice(0, slash);
     }
 
@@ -427,14 +432,15 @@ export class URL {
       const info = rest.slice(0, at);
       rest = rest.slice(at + 1);
       const colon = info.indexOf(':');
-      username = decodeOrThrow(colon >= 0 ? info.slice(0, colon) : info, 'user name', subject);
-      if (colon >= 0) password = decodeOrThrow(info.slice(colon + 1), 'password', subject);
+      const user = colon >= 0 ? info.slice(0, colon) : info;
+      username = decoded ? user : decodeOrThrow(user, 'user name', subject);
+      if (colon >= 0) password = decoded ? info.slice(colon + 1) : decodeOrThrow(info.slice(colon + 1), 'password', subject);
     }
 
     const { host, port = 0 } = splitHostPort(rest, subject);
     checkComponents(protocol, host, port, subject);
     const parameters = new Map<string, string>();
-    if (q >= 0) parseQuery(s.slice(q + 1), subject, parameters);
+    if (q >= 0) parseQuery(s.slice(q + 1), subject, parameters, decoded);
     return URL.#create({ protocol, username, password, host, port, path }, parameters.size === 0 ? EMPTY_TABLE : new ParamTable(parameters));
   }
 
@@ -705,6 +711,18 @@ export class URL {
   }
 
   /** `protocol://[user[:password]@]host[:port][/path]`, encoded, without parameters. Cached. */
+  /**
+   * Dubbo's `toFullString()`: the **decoded** form — parameters raw (not encoded), sorted by key when `sorted` —
+   * as registries name their nodes (`URL.encode(url.toDecodedString(true))`). Not reversible for values containing
+   * `&`, `=` or `?`; use {@link URL.toString} for a lossless form.
+   */
+  toDecodedString(sorted = false): string {
+    const entries = [...this.#table.map].filter(([k, v]) => k !== '' && v !== '');
+    if (sorted) entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const query = entries.map(([k, v]) => `${k}=${v.trim()}`).join('&');
+    return `${this.toIdentityString()}${query === '' ? '' : `?${query}`}`;
+  }
+
   toIdentityString(): string {
     return (this.#identity ??= this.#build(false, false));
   }

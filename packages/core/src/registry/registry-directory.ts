@@ -1,0 +1,276 @@
+import { safeLog, type Logger } from '../common/logger.js';
+import { Directory } from '../cluster/directory.js';
+import type { ExtensionLoader } from '../extension/extension-loader.js';
+import { splitCommaList } from '../extension/names.js';
+import type { Protocol } from '../protocol/protocol.js';
+import type { Invocation } from '../rpc/invocation.js';
+import type { Invoker } from '../rpc/invoker.js';
+import type { URL } from '../rpc/url.js';
+import type { ServiceDefinition } from '../service/service-definition.js';
+import { Configurator } from './configurator.js';
+import type { NotifyListener, Registry } from './registry.js';
+import { RegistryCategory } from './url-match.js';
+
+/** Provider keys that describe the provider's own threads and transport; never merged into consumer URLs. */
+const PROVIDER_ONLY_KEYS = ['threadname', 'threadpool', 'corethreads', 'threads', 'queues', 'alive', 'transporter'];
+/** Consumer keys that never override a provider's. */
+const CONSUMER_EXCLUDED_KEYS = new Set(['release', 'dubbo', 'methods', 'timestamp', 'dubbo.tag', 'category', 'check']);
+
+/** What a {@link RegistryDirectory} needs from its application. */
+export interface RegistryDirectoryOptions {
+  readonly service: ServiceDefinition;
+  /** The consumer URL as referred (`consumer://<host>/<interface>?…`). */
+  readonly consumerUrl: URL;
+  readonly registry: Registry;
+  /** Protocols, to refer each provider by its URL's protocol (wrapped: consumer filter chains apply). */
+  readonly protocols: ExtensionLoader<Protocol>;
+  readonly logger: Logger;
+  /** Validates an effective consumer URL (numeric keys, extension names, `ConfigValidator`s); throws to refuse it. */
+  readonly validate: (url: URL, where: string) => void;
+}
+
+/**
+ * A directory fed by a registry: providers come and go, override rules change the URLs — live.
+ *
+ * @remarks
+ * Subscribes to the service's `providers`, `configurators` and `routers` categories. Updates are applied one at a
+ * time, in order:
+ * - **providers**: each provider URL is merged with the consumer's parameters (Dubbo's merge: consumer values win
+ *   except `group`/`version`/`generic` the provider sets, provider-only thread keys dropped, `remote.application`
+ *   set), then the override rules are applied; invokers are referred for new URLs (by protocol — the consumer
+ *   filter chain is built there), reused for unchanged ones, destroyed for vanished ones. `disabled=true` or
+ *   `enabled=false` providers, providers whose protocol the consumer's `protocol` list excludes, and unknown
+ *   protocols are skipped (logged). `mock://` providers are kept apart: never routed to, offered to the mock
+ *   cluster invoker. An `empty://` list removes every provider.
+ * - **configurators** (override rules): the effective consumer URL — what {@link RegistryDirectory.getUrl}
+ *   returns, what clusters and the mock cluster invoker read on every call — is the consumer URL with the rules
+ *   that address it (port-less `0.0.0.0` or the consumer's host). Beyond Dubbo 3.x, and as 2.6/2.7 consumers
+ *   did, the parameters that a rule addressed to a **provider** (`host:port`) sets are also merged into it when
+ *   absent — so an operator's provider-addressed `sayHello.mock=force:…` degrades that method. The new state is
+ *   **validated before it is applied**; an invalid rule (e.g. a bad mock expression) is logged and refused, and
+ *   the previous behaviour stays. An empty notification keeps the rules; `empty://` clears them.
+ * - **routers**: not supported yet; logged once.
+ * While the registry is unreachable the last known providers keep being called.
+ *
+ * @example
+ * ```ts
+ * const directory = new RegistryDirectory({ service, consumerUrl, registry, protocols, logger, validate });
+ * await directory.subscribe();
+ * const invoker = cluster.join(directory);
+ * ```
+ */
+export class RegistryDirectory extends Directory {
+  readonly service: ServiceDefinition;
+  private readonly consumerUrl: URL;
+  /** The consumer URL with programmatic overrides (`configure`); the registry's rules apply on top. */
+  private base: URL;
+  private current: URL;
+  private providerUrls: readonly URL[] = [];
+  private configurators: Configurator[] = [];
+  private readonly invokers = new Map<string, Invoker>();
+  private routable: readonly Invoker[] = [];
+  private mocks: readonly Invoker[] = [];
+  private updates: Promise<void> = Promise.resolve();
+  private destroyed = false;
+  private warnedRouters = false;
+  private firstProviders: (() => void) | undefined;
+  private readonly providersSeen: Promise<void>;
+  private readonly listener: NotifyListener;
+  private readonly subscribeUrl: URL;
+
+  constructor(private readonly options: RegistryDirectoryOptions) {
+    super();
+    this.service = options.service;
+    this.consumerUrl = options.consumerUrl;
+    this.base = options.consumerUrl;
+    this.current = options.consumerUrl;
+    this.subscribeUrl = options.consumerUrl.addParameter('category', 'providers,configurators,routers');
+    this.providersSeen = new Promise((resolve) => (this.firstProviders = resolve));
+    this.listener = (category, urls) => {
+      this.updates = this.updates.then(() => this.apply(category, urls));
+    };
+  }
+
+  /** Subscribes to the registry and waits until the first provider list has been applied. */
+  async subscribe(): Promise<void> {
+    await this.options.registry.subscribe(this.subscribeUrl, this.listener);
+    await this.providersSeen;
+    await this.updates;
+  }
+
+  /** Resolves once every notification received so far has been applied (for tests and tools). */
+  settled(): Promise<void> {
+    return this.updates;
+  }
+
+  getUrl(): URL {
+    return this.current;
+  }
+
+  getConsumerUrl(): URL {
+    return this.consumerUrl;
+  }
+
+  list(_invocation: Invocation): readonly Invoker[] {
+    return this.routable;
+  }
+
+  override listMockInvokers(_invocation: Invocation): readonly Invoker[] {
+    return this.mocks;
+  }
+
+  getAllInvokers(): readonly Invoker[] {
+    return [...this.invokers.values()];
+  }
+
+  override isAvailable(): boolean {
+    return !this.destroyed && this.routable.some((i) => i.isAvailable());
+  }
+
+  isDestroyed(): boolean {
+    return this.destroyed;
+  }
+
+  /**
+   * Replaces the consumer URL the registry's rules are applied to (programmatic overrides); validated like a
+   * pushed rule. @throws when invalid — nothing changes.
+   */
+  configure(url: URL): void {
+    const state = this.compute(url, this.configurators);
+    this.options.validate(state.directoryUrl, `override(${this.service.name})`);
+    this.base = url;
+    this.current = state.directoryUrl; // the next call obeys at once; provider invokers follow asynchronously
+    this.updates = this.updates.then(() => this.refresh());
+  }
+
+  private async apply(category: RegistryCategory, urls: readonly URL[]): Promise<void> {
+    if (this.destroyed) return;
+    try {
+      if (category === RegistryCategory.PROVIDERS) {
+        this.providerUrls = urls.filter((u) => u.protocol !== 'empty');
+        await this.refresh();
+        this.firstProviders?.();
+        this.firstProviders = undefined;
+      } else if (category === RegistryCategory.CONFIGURATORS) {
+        const next = Configurator.toConfigurators(urls);
+        if (next === undefined) return;
+        const state = this.compute(this.base, next);
+        try {
+          this.options.validate(state.directoryUrl, `override rule for ${this.service.name} from ${this.options.registry.getUrl().toIdentityString()}`);
+        } catch (error) {
+          safeLog(
+            this.options.logger,
+            'error',
+            `Rejected override rule(s) ${urls.map((u) => u.toString()).join(' ')}: ${(error as Error).message} The previous configuration stays.`,
+            error,
+          );
+          return;
+        }
+        this.configurators = next;
+        await this.refresh();
+      } else if (category === RegistryCategory.ROUTERS) {
+        if (!this.warnedRouters && urls.some((u) => u.protocol !== 'empty')) {
+          this.warnedRouters = true;
+          safeLog(this.options.logger, 'warn', `routing rules for ${this.service.name} are not supported yet and are ignored`);
+        }
+      }
+    } catch (error) {
+      safeLog(this.options.logger, 'error', `applying a ${category} notification for ${this.service.name} failed`, error);
+    }
+  }
+
+  /** The effective URLs for a consumer URL and a rule set, without side effects. */
+  private compute(consumerUrl: URL, configurators: readonly Configurator[]): { directoryUrl: URL; providers: URL[] } {
+    const localHost = consumerUrl.host;
+    const allowed = consumerUrl.getParameter('protocol');
+    const allowedProtocols = allowed ? new Set(splitCommaList(allowed)) : undefined;
+    const providers: URL[] = [];
+    const addressed = new Map<string, string>();
+    for (const provider of this.providerUrls) {
+      if (provider.getParameter('disabled') === 'true' || provider.getParameter('enabled') === 'false') continue;
+      if (allowedProtocols !== undefined && !allowedProtocols.has(provider.protocol)) continue;
+      const merged = mergeProviderUrl(provider, consumerUrl);
+      let configured = merged;
+      for (const configurator of configurators) {
+        const next = configurator.configure(configured, localHost);
+        if (next !== configured && configurator.addressed) {
+          for (const [key, value] of configurator.appliedParameters) if (!addressed.has(key)) addressed.set(key, value);
+        }
+        configured = next;
+      }
+      providers.push(configured);
+    }
+    let directoryUrl = consumerUrl;
+    for (const configurator of configurators) directoryUrl = configurator.configure(directoryUrl, localHost);
+    if (addressed.size > 0) directoryUrl = directoryUrl.addParametersIfAbsent(addressed);
+    return { directoryUrl, providers };
+  }
+
+  private async refresh(): Promise<void> {
+    if (this.destroyed) return;
+    const { directoryUrl, providers } = this.compute(this.base, this.configurators);
+    const next = new Map<string, Invoker>();
+    for (const url of providers) {
+      const key = url.toString();
+      const existing = this.invokers.get(key) ?? next.get(key);
+      if (existing !== undefined) {
+        next.set(key, existing);
+        continue;
+      }
+      if (!this.options.protocols.hasExtension(url.protocol)) {
+        safeLog(this.options.logger, 'warn', `provider ${url.toIdentityString()} uses protocol "${url.protocol}", which is not installed; skipped`);
+        continue;
+      }
+      try {
+        next.set(key, await this.options.protocols.getExtension(url.protocol).refer(this.service, url));
+      } catch (error) {
+        safeLog(this.options.logger, 'error', `cannot refer provider ${url.toIdentityString()} of ${this.service.name}`, error);
+      }
+    }
+    const removed = [...this.invokers].filter(([key]) => !next.has(key)).map(([, invoker]) => invoker);
+    this.invokers.clear();
+    for (const [key, invoker] of next) this.invokers.set(key, invoker);
+    const all = [...next.values()];
+    this.routable = all.filter((i) => i.getUrl().protocol !== 'mock');
+    this.mocks = all.filter((i) => i.getUrl().protocol === 'mock');
+    this.current = directoryUrl;
+    await Promise.allSettled(removed.map((i) => i.destroy()));
+  }
+
+  async destroy(): Promise<void> {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    this.firstProviders?.();
+    await this.options.registry.unsubscribe(this.subscribeUrl, this.listener).catch(() => undefined);
+    await this.updates.catch(() => undefined);
+    const invokers = [...this.invokers.values()];
+    this.invokers.clear();
+    this.routable = [];
+    this.mocks = [];
+    await Promise.allSettled(invokers.map((i) => i.destroy()));
+  }
+}
+
+/**
+ * Dubbo's provider URL merge (`DefaultProviderURLMergeProcessor`): the provider URL with the consumer's parameters.
+ * @internal
+ */
+export function mergeProviderUrl(provider: URL, consumer: URL): URL {
+  const params = new Map(provider.parameters);
+  for (const key of PROVIDER_ONLY_KEYS) {
+    params.delete(key);
+    params.delete(`default.${key}`);
+  }
+  const providerApplication = provider.getApplication();
+  const providerFilters = provider.getParameter('reference.filter');
+  for (const [key, value] of consumer.parameters) {
+    if (CONSUMER_EXCLUDED_KEYS.has(key)) continue;
+    if ((key === 'group' || key === 'version' || key === 'generic') && params.has(key)) continue;
+    params.set(key, value);
+  }
+  if (providerApplication) params.set('remote.application', providerApplication);
+  const consumerFilters = consumer.getParameter('reference.filter');
+  if (providerFilters && consumerFilters) params.set('reference.filter', `${providerFilters},${consumerFilters}`);
+  params.set('check', 'false');
+  return provider.clearParameters().addParameters(params);
+}

@@ -1,0 +1,130 @@
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { RpcContext } from '@weft/core';
+import { getServerAttachments, isReservedAttachmentKey } from '@weft/filter-context';
+
+import { jitter, Orders, seen, sleep, startApp, type Seen, type Started } from './support/shop.js';
+
+let started: Started | undefined;
+afterEach(async () => {
+  await started?.close();
+  started = undefined;
+});
+
+/** Exports Orders whose `inspect` snapshots the context (after an optional delay) and refers it. */
+async function ordersApp(options: { exportFilter?: string; referTimeout?: number; delay?: () => Promise<void> } = {}) {
+  started = await startApp();
+  const { app } = started;
+  await app.export(
+    Orders,
+    {
+      place: async () => seen(),
+      inspect: async () => {
+        await options.delay?.();
+        return seen();
+      },
+    },
+    options.exportFilter === undefined ? {} : { filter: options.exportFilter },
+  );
+  return app.refer(Orders, { retries: 0, ...(options.referTimeout === undefined ? {} : { timeout: options.referTimeout }) });
+}
+
+describe('context (provider)', () => {
+  it('shows the implementation the call being handled: side, method, url, caller, attachments, deadline', async () => {
+    const orders = await ordersApp();
+    const before = Date.now();
+    const s = (await orders.$call('inspect', [], { attachments: { traceId: 't1', 'remote.application': 'spoofed' } })) as Seen;
+    const after = Date.now();
+    expect(s).toMatchObject({
+      present: true,
+      side: 'provider',
+      methodName: 'inspect',
+      path: 'org.acme.Orders',
+      hasParent: false,
+      // Set by consumercontext from the reference's application, whatever the caller sent.
+      remoteApplication: 'shop',
+      server: { traceId: 't1' },
+    });
+    expect(s.attachments).toEqual({ traceId: 't1', 'remote.application': 'shop' });
+    // The default consumer timeout (1000 ms) became the provider-side deadline.
+    expect(s.deadline).toBeGreaterThanOrEqual(before + 1000);
+    expect(s.deadline).toBeLessThanOrEqual(after + 1000);
+    const other = (await orders.place('x')) as Seen;
+    expect(other).toMatchObject({ present: true, methodName: 'place', server: {} });
+  });
+
+  it('keeps the context across awaits in the implementation', async () => {
+    const orders = await ordersApp({ delay: () => sleep(15) });
+    const s = (await orders.$call('inspect', [], { attachments: { traceId: 'after-await' } })) as Seen;
+    expect(s).toMatchObject({ present: true, methodName: 'inspect', server: { traceId: 'after-await' } });
+  });
+
+  it('leaves no context outside a call', async () => {
+    const orders = await ordersApp();
+    expect(RpcContext.current()).toBeUndefined();
+    const pending = orders.$call('inspect', [], { attachments: { traceId: 't1' } });
+    expect(RpcContext.current()).toBeUndefined();
+    const afterThen = await pending.then(() => RpcContext.current());
+    expect(afterThen).toBeUndefined();
+    expect(RpcContext.current()).toBeUndefined();
+    expect(getServerAttachments().size).toBe(0);
+    const inTimer = await new Promise<RpcContext | undefined>((resolve) => setTimeout(() => resolve(RpcContext.current()), 1));
+    expect(inTimer).toBeUndefined();
+  });
+
+  it('leaves reserved keys out of getServerAttachments, but keeps them on the invocation', async () => {
+    const orders = await ordersApp();
+    const attachments = {
+      traceId: 't1',
+      tenant: 'acme',
+      token: 'secret',
+      timeout: 5,
+      _TO: '9000',
+      async: true,
+      'dubbo.tag': 'gray',
+      'Content-Type': 'application/json',
+      'grpc-timeout': '1S',
+      'tri-service-version': '1.0.0',
+      'accept-language': 'fr',
+    };
+    const before = Date.now();
+    const s = (await orders.$call('inspect', [], { attachments })) as Seen;
+    expect(s.server).toEqual({ traceId: 't1', tenant: 'acme' });
+    expect(s.attachments).toEqual({ ...attachments, 'remote.application': 'shop' });
+    // The call had a deadline (the 1000 ms consumer timeout): `_TO` did not replace it.
+    expect(s.deadline).toBeLessThan(before + 2000);
+    for (const key of Object.keys(attachments)) expect(isReservedAttachmentKey(key)).toBe(!['traceId', 'tenant'].includes(key));
+  });
+
+  it('derives the deadline from Dubbo\'s `_TO` attachment when the call has none', async () => {
+    const orders = await ordersApp({ referTimeout: 0 });
+    const before = Date.now();
+    const numeric = (await orders.$call('inspect', [], { attachments: { _TO: 300 } })) as Seen;
+    const lower = (await orders.$call('inspect', [], { attachments: { _to: '250' } })) as Seen;
+    const after = Date.now();
+    expect(numeric.deadline).toBeGreaterThanOrEqual(before + 300);
+    expect(numeric.deadline).toBeLessThanOrEqual(after + 300);
+    expect(lower.deadline).toBeGreaterThanOrEqual(before + 250);
+    expect(lower.deadline).toBeLessThanOrEqual(after + 250);
+    const none = (await orders.inspect()) as Seen;
+    expect(none).toMatchObject({ present: true });
+    expect(none.deadline).toBeUndefined();
+    const notNumeric = (await orders.$call('inspect', [], { attachments: { _TO: 'soon' } })) as Seen;
+    expect(notNumeric.deadline).toBeUndefined();
+  });
+
+  it('never mixes up the contexts of 100 concurrent calls', async () => {
+    const orders = await ordersApp({ delay: () => jitter(20) });
+    const seenBy = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => orders.$call('inspect', [], { attachments: { traceId: `t${i}` } }) as Promise<Seen>),
+    );
+    expect(seenBy.map((s) => s.server?.['traceId'])).toEqual(Array.from({ length: 100 }, (_, i) => `t${i}`));
+    expect(new Set(seenBy.map((s) => s.methodName))).toEqual(new Set(['inspect']));
+  });
+
+  it('is removed with service.filter=-context: a top-level call then shows the implementation no context', async () => {
+    const orders = await ordersApp({ exportFilter: '-context' });
+    const s = (await orders.$call('inspect', [], { attachments: { traceId: 't1' } })) as Seen;
+    expect(s).toEqual({ present: false });
+  });
+});

@@ -1,0 +1,74 @@
+import { Filter, RpcError, RpcErrorCode, type Invocation, type Invoker, type Result, type URL } from '@weft/core';
+import { isConfigNotEmpty } from '@weft/core/spi';
+
+import { constantTimeEqual } from './constant-time-equal.js';
+
+/** The URL key and attachment carrying the token. */
+export const TOKEN_KEY = 'token';
+
+/**
+ * Refuses calls that do not carry the provider's token: a shared secret between a provider and its consumers.
+ *
+ * @remarks
+ * Extension `token` of `weft.rpc.Filter` (`@weft/filter-token`), activated in group `provider` when the
+ * provider URL has the key `token` (Dubbo's value rule: `token=false`, `0`, `null`, `N/A` or empty do not
+ * activate it), order 0.
+ *
+ * **Where tokens come from.** `app.export(service, impl, { parameters: { token: true } })` (or `default`)
+ * puts a random UUID on the provider URL, new per export; any other value is used as is. Consumers learn it from
+ * the provider URL and send it as the attachment `token` (the `injvm` protocol does this automatically).
+ *
+ * **The check.** The attachment `token` must equal the URL's, compared in constant time
+ * ({@link constantTimeEqual}). Otherwise the call rejects with `RpcError` `forbidden` naming the service, the
+ * method and the caller (attachments `remote.application` and `remote.address`, when present) — never either
+ * token. A call that passes continues with the `token` attachment removed, so the implementation (and anything
+ * reading the call's attachments, like `RpcContext`) never sees the secret.
+ *
+ * @example
+ * ```ts
+ * const exported = await app.export(Greeter, impl, { parameters: { token: true } }); // token=<random UUID>
+ * const greeter = await app.refer(Greeter);                                         // injvm sends it
+ * await greeter.sayHello('ann');                                                    // passes the check
+ * ```
+ */
+export class TokenFilter extends Filter {
+  /** The provider's token as bytes, per provider URL (URLs are immutable); `null` when it sets none. */
+  private readonly tokens = new WeakMap<URL, Buffer | null>();
+
+  invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+    const url = invoker.getUrl();
+    const expected = this.tokenOf(url);
+    if (expected === null) return invoker.invoke(invocation);
+    const given = invocation.getAttachment(TOKEN_KEY);
+    if (given === undefined || !constantTimeEqual(expected, String(given))) {
+      return Promise.reject(
+        new RpcError(
+          RpcErrorCode.FORBIDDEN,
+          `Invalid token: call to ${url.getServiceKey() ?? url.path}.${invocation.methodName}() from ${callerOf(invocation)} refused ` +
+            `(${given === undefined ? 'it carried no token' : "its token does not match the provider's"}).`,
+        ),
+      );
+    }
+    invocation.removeAttachment(TOKEN_KEY);
+    return invoker.invoke(invocation);
+  }
+
+  private tokenOf(url: URL): Buffer | null {
+    let token = this.tokens.get(url);
+    if (token === undefined) {
+      const value = url.getParameter(TOKEN_KEY);
+      token = isConfigNotEmpty(value) ? Buffer.from(value, 'utf8') : null;
+      this.tokens.set(url, token);
+    }
+    return token;
+  }
+}
+
+function callerOf(invocation: Invocation): string {
+  const application = invocation.getAttachment('remote.application');
+  const address = invocation.getAttachment('remote.address');
+  if (application !== undefined && address !== undefined) return `consumer ${String(application)} at ${String(address)}`;
+  if (application !== undefined) return `consumer ${String(application)}`;
+  if (address !== undefined) return `consumer at ${String(address)}`;
+  return 'an unidentified consumer';
+}

@@ -1,0 +1,202 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, watch as watchFolder, writeFileSync, type FSWatcher } from 'node:fs';
+import { join } from 'node:path';
+
+import { AbstractRegistry, RegistryCategory, URL, type Logger } from '@weft/core';
+import { safeLog } from '@weft/core/spi';
+
+/** What an entry file holds. */
+interface EntryFile {
+  /** The registered URL, in Weft's string form. */
+  readonly url: string;
+  /** Owning process, for ephemeral entries. */
+  readonly pid?: number;
+}
+
+interface Watch {
+  readonly subscription: URL;
+  readonly watchers: FSWatcher[];
+  readonly timer: ReturnType<typeof setInterval>;
+  readonly last: Map<RegistryCategory, string>;
+}
+
+const CATEGORIES = [RegistryCategory.PROVIDERS, RegistryCategory.CONFIGURATORS, RegistryCategory.ROUTERS, RegistryCategory.CONSUMERS] as const;
+
+/**
+ * The embedded registry: Dubbo's registry layout as files in a local directory, shared by every process on
+ * the machine.
+ *
+ * @remarks
+ * `embedded:///path/to/dir` (default directory: `<tmpdir>/weft-registry`); the `group` key names the root
+ * folder (default `dubbo`), as in ZooKeeper. Layout: `<dir>/<group>/<interface>/{providers,consumers,
+ * configurators,routers}/<entry>.json`, each entry holding one URL — the same URLs ZooKeeper nodes name.
+ * - **Ephemeral entries** (`dynamic=true`, the default) record the registering process's PID; an entry whose
+ *   process is gone is treated as absent and deleted by the next reader — so a crashed provider disappears
+ *   like an expired ZooKeeper session. `dynamic=false` entries persist (override rules written by tools).
+ * - **Notifications**: each subscription watches its category folders (`fs.watch`) and polls every
+ *   `poll.interval` ms (default 500; also catches dead processes), and notifies a category's full list when it
+ *   changed.
+ * - Writes are atomic (write to a temporary file, then rename); a malformed entry is logged and ignored.
+ * Override rules and `mock://` providers work exactly as with ZooKeeper.
+ *
+ * @example
+ * ```ts
+ * const app = await WeftApplication.start({ root, name: 'shop', registry: 'embedded:///var/tmp/weft-registry' });
+ * ```
+ */
+export class EmbeddedRegistry extends AbstractRegistry {
+  private readonly root: string;
+  private readonly watches = new Map<string, Watch>();
+  private readonly pollInterval: number;
+
+  constructor(url: URL, logger: Logger, defaultDirectory: string) {
+    super(url, logger);
+    const group = url.getParameter('group', 'dubbo').replace(/^\/+/, '');
+    const directory = url.path === '' ? defaultDirectory : `/${url.path}`;
+    this.root = group === '' ? directory : join(directory, group);
+    this.pollInterval = url.getParameter('poll.interval', 500);
+    mkdirSync(this.root, { recursive: true });
+  }
+
+  /** The folder this registry keeps its entries in. */
+  get directory(): string {
+    return this.root;
+  }
+
+  isAvailable(): boolean {
+    return !this.destroyed;
+  }
+
+  protected async doRegister(url: URL): Promise<void> {
+    const folder = this.folderOf(url, categoryOf(url));
+    mkdirSync(folder, { recursive: true });
+    const entry: EntryFile = url.getParameter('dynamic', true) ? { url: url.toString(), pid: process.pid } : { url: url.toString() };
+    const file = join(folder, entryName(url));
+    const temp = `${file}.${process.pid}.tmp`;
+    writeFileSync(temp, JSON.stringify(entry));
+    renameSync(temp, file);
+  }
+
+  protected async doUnregister(url: URL): Promise<void> {
+    rmSync(join(this.folderOf(url, categoryOf(url)), entryName(url)), { force: true });
+  }
+
+  protected async doSubscribe(subscription: URL): Promise<void> {
+    const key = subscription.toString();
+    this.stopWatching(key);
+    const watch: Watch = {
+      subscription,
+      watchers: [],
+      timer: setInterval(() => this.scan(watch, false), this.pollInterval),
+      last: new Map(),
+    };
+    watch.timer.unref?.();
+    this.watches.set(key, watch);
+    for (const category of this.categoriesOf(subscription)) {
+      const folder = this.folderOf(subscription, category);
+      mkdirSync(folder, { recursive: true });
+      try {
+        const watcher = watchFolder(folder, { persistent: false }, () => this.scan(watch, false));
+        watcher.on('error', () => undefined);
+        watch.watchers.push(watcher);
+      } catch (error) {
+        safeLog(this.logger, 'debug', `fs.watch unavailable for ${folder}; polling only (${(error as Error).message})`);
+      }
+    }
+    this.scan(watch, true);
+  }
+
+  protected async doUnsubscribe(subscription: URL): Promise<void> {
+    this.stopWatching(subscription.toString());
+  }
+
+  override async destroy(): Promise<void> {
+    await super.destroy();
+    for (const key of [...this.watches.keys()]) this.stopWatching(key);
+  }
+
+  private stopWatching(key: string): void {
+    const existing = this.watches.get(key);
+    if (existing === undefined) return;
+    clearInterval(existing.timer);
+    for (const watcher of existing.watchers) watcher.close();
+    this.watches.delete(key);
+  }
+
+  private scan(watch: Watch, initial: boolean): void {
+    if (this.destroyed || this.watches.get(watch.subscription.toString()) !== watch) return;
+    for (const category of this.categoriesOf(watch.subscription)) {
+      const urls = this.read(this.folderOf(watch.subscription, category));
+      const fingerprint = urls.map((u) => u.toString()).sort().join('\n');
+      if (!initial && watch.last.get(category) === fingerprint) continue;
+      watch.last.set(category, fingerprint);
+      this.notify(watch.subscription, category, urls);
+    }
+  }
+
+  private read(folder: string): URL[] {
+    let names: string[];
+    try {
+      names = readdirSync(folder);
+    } catch {
+      return [];
+    }
+    const urls: URL[] = [];
+    for (const name of names.sort()) {
+      if (!name.endsWith('.json')) continue;
+      const file = join(folder, name);
+      let entry: EntryFile;
+      try {
+        entry = JSON.parse(readFileSync(file, 'utf8')) as EntryFile;
+        if (typeof entry?.url !== 'string') throw new Error('no "url" field');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        safeLog(this.logger, 'warn', `ignoring malformed registry entry ${file}: ${(error as Error).message}`);
+        continue;
+      }
+      if (entry.pid !== undefined && !isAlive(entry.pid)) {
+        rmSync(file, { force: true });
+        continue;
+      }
+      try {
+        urls.push(URL.parse(entry.url));
+      } catch (error) {
+        safeLog(this.logger, 'warn', `ignoring registry entry ${file} with an invalid URL: ${(error as Error).message}`);
+      }
+    }
+    return urls;
+  }
+
+  private categoriesOf(subscription: URL): RegistryCategory[] {
+    const wanted = (subscription.getParameter('category') ?? RegistryCategory.PROVIDERS).split(',').map((c) => c.trim());
+    return CATEGORIES.filter((c) => wanted.includes(c));
+  }
+
+  private folderOf(url: URL, category: string): string {
+    return join(this.root, URL.encode(url.getServiceInterface() ?? url.path), category);
+  }
+}
+
+/** The category a URL registers under: its `category` parameter, `configurators` for override rules, else providers/consumers by side. */
+function categoryOf(url: URL): string {
+  const category = url.getParameter('category');
+  if (category) return category;
+  if (url.protocol === 'override' || url.protocol === 'absent') return RegistryCategory.CONFIGURATORS;
+  if (url.protocol === 'route') return RegistryCategory.ROUTERS;
+  return url.getSide() === 'consumer' || url.protocol === 'consumer' ? RegistryCategory.CONSUMERS : RegistryCategory.PROVIDERS;
+}
+
+/** A file name for a URL: a digest of its string (URLs can exceed file-name limits); the URL is in the file. */
+function entryName(url: URL): string {
+  return `${createHash('sha256').update(url.toString()).digest('hex').slice(0, 40)}.json`;
+}
+
+function isAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
