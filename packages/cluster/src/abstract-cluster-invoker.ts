@@ -118,6 +118,50 @@ export abstract class AbstractClusterInvoker extends Invoker {
     return this.directory.destroy();
   }
 
+  private providerSettings = new WeakMap<URL, Map<string, { readonly loadBalance: string; readonly sticky: boolean }>>();
+  private consumerSettings = new WeakMap<URL, { readonly availableCheck: boolean; readonly reselectCount: number }>();
+  private lastSettingsUrl: URL | undefined;
+  private lastSettings: Map<string, { readonly loadBalance: string; readonly sticky: boolean }> | undefined;
+  private lastSelectionUrl: URL | undefined;
+  private lastSelection: { readonly availableCheck: boolean; readonly reselectCount: number } | undefined;
+
+  /**
+   * The method-level settings a provider URL gives (`loadbalance`, `sticky`), read once per URL object and
+   * method: URLs are immutable, and an override produces a new URL object, so the cache never goes stale.
+   */
+  protected settingsOf(url: URL, method: string): { readonly loadBalance: string; readonly sticky: boolean } {
+    // One-entry inline cache in front of the WeakMap: consecutive calls usually see the same provider URL.
+    let perMethod = url === this.lastSettingsUrl ? this.lastSettings : this.providerSettings.get(url);
+    if (perMethod === undefined) this.providerSettings.set(url, (perMethod = new Map()));
+    this.lastSettingsUrl = url;
+    this.lastSettings = perMethod;
+    let settings = perMethod.get(method);
+    if (settings === undefined) {
+      settings = {
+        loadBalance: url.getMethodParameter(method, ClusterKeys.LOADBALANCE, ClusterDefaults.LOADBALANCE),
+        sticky: url.getMethodParameter(method, ClusterKeys.STICKY, ClusterDefaults.STICKY),
+      };
+      perMethod.set(method, settings);
+    }
+    return settings;
+  }
+
+  /** The consumer URL's selection settings (`cluster.availablecheck`, `reselect.count`), once per URL object. */
+  protected selectionOf(url: URL): { readonly availableCheck: boolean; readonly reselectCount: number } {
+    if (url === this.lastSelectionUrl && this.lastSelection !== undefined) return this.lastSelection;
+    let settings = this.consumerSettings.get(url);
+    if (settings === undefined) {
+      settings = {
+        availableCheck: url.getParameter(ClusterKeys.AVAILABLE_CHECK, ClusterDefaults.AVAILABLE_CHECK),
+        reselectCount: url.getParameter(ClusterKeys.RESELECT_COUNT, ClusterDefaults.RESELECT_COUNT),
+      };
+      this.consumerSettings.set(url, settings);
+    }
+    this.lastSelectionUrl = url;
+    this.lastSelection = settings;
+    return settings;
+  }
+
   /** Lists, picks the load balance and runs the strategy; rejects (never throws) with an `RpcError`. */
   invoke(invocation: Invocation): Promise<Result> {
     try {
@@ -145,10 +189,7 @@ export abstract class AbstractClusterInvoker extends Invoker {
   /** The load balance named by the first provider's method-level `loadbalance` (default `random`). */
   protected initLoadBalance(invokers: readonly Invoker[], invocation: Invocation): LoadBalance {
     const first = invokers[0];
-    const name =
-      first === undefined
-        ? ClusterDefaults.LOADBALANCE
-        : first.getUrl().getMethodParameter(invocation.getMethodName(), ClusterKeys.LOADBALANCE, ClusterDefaults.LOADBALANCE);
+    const name = first === undefined ? ClusterDefaults.LOADBALANCE : this.settingsOf(first.getUrl(), invocation.getMethodName()).loadBalance;
     return this.loadBalances.getExtension(name);
   }
 
@@ -190,8 +231,8 @@ export abstract class AbstractClusterInvoker extends Invoker {
     selected: readonly Invoker[] | undefined
   ): Invoker {
     const first = invokers[0] as Invoker;
-    const sticky = first.getUrl().getMethodParameter(invocation.getMethodName(), ClusterKeys.STICKY, ClusterDefaults.STICKY);
-    const availableCheck = this.getUrl().getParameter(ClusterKeys.AVAILABLE_CHECK, ClusterDefaults.AVAILABLE_CHECK);
+    const sticky = this.settingsOf(first.getUrl(), invocation.getMethodName()).sticky;
+    const availableCheck = this.selectionOf(this.getUrl()).availableCheck;
     let stickyInvoker = this.stickyInvoker;
     if (stickyInvoker !== undefined && !invokers.includes(stickyInvoker)) {
       this.stickyInvoker = stickyInvoker = undefined;
@@ -247,7 +288,7 @@ export abstract class AbstractClusterInvoker extends Invoker {
     selected: readonly Invoker[] | undefined,
     availableCheck: boolean
   ): Invoker | undefined {
-    const reselectCount = this.getUrl().getParameter(ClusterKeys.RESELECT_COUNT, ClusterDefaults.RESELECT_COUNT);
+    const reselectCount = this.selectionOf(this.getUrl()).reselectCount;
     const candidates: Invoker[] = [];
     // 1. Untried providers (available ones, when checking): all of them, or reselectCount random picks.
     if (reselectCount >= invokers.length) {

@@ -43,7 +43,9 @@ interface FailoverState {
  */
 export class FailoverClusterInvoker extends AbstractClusterInvoker {
   protected doInvoke(invocation: Invocation, invokers: readonly Invoker[], loadBalance: LoadBalance): Promise<Result> {
-    const attempts = this.attempts(invocation);
+    // The retry budget is only needed after a failure: on the success path, only a `retries` attachment (which
+    // must not travel to the provider) is taken off the invocation.
+    const override = invocation.hasAttachments() ? this.takeRetriesOverride(invocation) : undefined;
     const counted = this.countsRpcStatus(loadBalance);
     const invoker = this.select(loadBalance, invocation, invokers, undefined);
     return this.invokeProvider(invoker, invocation, counted).then(undefined, (error: unknown) =>
@@ -52,7 +54,7 @@ export class FailoverClusterInvoker extends AbstractClusterInvoker {
           invocation,
           loadBalance,
           counted,
-          attempts,
+          attempts: this.attempts(invocation, override),
           attempt: 1,
           invokers,
           invoked: [invoker],
@@ -65,16 +67,19 @@ export class FailoverClusterInvoker extends AbstractClusterInvoker {
     );
   }
 
-  /** `retries + 1` from the URL, or from a numeric `retries` attachment (removed); at least 1. */
-  private attempts(invocation: Invocation): number {
-    let attempts =
-      this.getUrl().getMethodParameter(invocation.getMethodName(), ClusterKeys.RETRIES, ClusterDefaults.FAILOVER_RETRIES) + 1;
+  /** A numeric `retries` attachment, removed from the invocation (it overrides the URL once); others stay. */
+  private takeRetriesOverride(invocation: Invocation): number | undefined {
     const override = invocation.getAttachment(ClusterKeys.RETRIES);
-    if (typeof override === 'number') {
-      invocation.removeAttachment(ClusterKeys.RETRIES);
-      if (Number.isFinite(override)) attempts = override + 1;
-    }
-    attempts = Math.floor(attempts);
+    if (typeof override !== 'number') return undefined;
+    invocation.removeAttachment(ClusterKeys.RETRIES);
+    return Number.isFinite(override) ? override : undefined;
+  }
+
+  /** `retries + 1` from the URL (method level), or from the attachment override; at least 1. */
+  private attempts(invocation: Invocation, override: number | undefined): number {
+    const retries =
+      override ?? this.getUrl().getMethodParameter(invocation.getMethodName(), ClusterKeys.RETRIES, ClusterDefaults.FAILOVER_RETRIES);
+    const attempts = Math.floor(retries + 1);
     return attempts > 0 ? attempts : 1;
   }
 

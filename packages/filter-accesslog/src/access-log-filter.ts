@@ -16,12 +16,13 @@ import { Inject, isConfigNotEmpty, safeLog } from '@weft/core/spi';
 import { AccessLogFileWriter, type AccessLogWriterOptions } from './access-log-file-writer.js';
 import {
   argumentsJson,
-  argumentTypes,
+  declaredTypes,
   describeFailure,
   DubboTimeFormatter,
   formatJson,
   formatText,
   oneLine,
+  runtimeTypes,
   type CallRecord,
 } from './access-log-format.js';
 import { AccessLogDefaults, AccessLogKeys, type AccessLogOutcome } from './access-log-keys.js';
@@ -37,6 +38,8 @@ interface Target {
   readonly group: string;
   /** The provider URL's `host:port`, the fallback of both addresses. */
   readonly address: string;
+  /** The method's declared argument types; undefined: use the runtime types of each call. */
+  readonly types: readonly string[] | undefined;
 }
 
 /** What is known of a call when it reaches the filter. */
@@ -140,7 +143,13 @@ export class AccessLogFilter extends Filter {
 
   /** Notes the call's arrival, waits while the file is over `accesslog.max.pending`, then continues the chain. */
   invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
-    const target = this.targetOf(invoker.getUrl(), invocation);
+    let target: Target | null;
+    try {
+      target = this.targetOf(invoker.getUrl(), invocation);
+    } catch (error) {
+      safeLog(this.logger, 'warn', `access log: cannot resolve where to log ${invocation.methodName}; the call is not logged.`, error);
+      target = null;
+    }
     if (target === null) return invoker.invoke(invocation);
     const arrival = this.arrive(target, invocation);
     if (arrival !== undefined) this.arrivals.set(invocation, arrival);
@@ -175,13 +184,13 @@ export class AccessLogFilter extends Filter {
     if (byMethod === undefined) this.targets.set(url, (byMethod = new Map()));
     let target = byMethod.get(key);
     if (target === undefined) {
-      target = this.resolveTarget(url, key === UNDECLARED ? undefined : key);
+      target = this.resolveTarget(url, invocation, key === UNDECLARED ? undefined : key);
       byMethod.set(key, target);
     }
     return target;
   }
 
-  private resolveTarget(url: URL, method: string | undefined): Target | null {
+  private resolveTarget(url: URL, invocation: Invocation, method: string | undefined): Target | null {
     const raw = method === undefined ? url.getParameter(AccessLogKeys.ACCESSLOG) : url.getMethodParameter(method, AccessLogKeys.ACCESSLOG);
     if (!isConfigNotEmpty(raw) || raw.trim() === '') return null;
     const value = raw.trim();
@@ -196,6 +205,7 @@ export class AccessLogFilter extends Filter {
       version: oneLine(url.getParameter('version') ?? ''),
       group: oneLine(url.getParameter('group') ?? ''),
       address: oneLine(`${url.host}:${url.port}`),
+      types: method === undefined ? undefined : declaredTypes(invocation),
     };
   }
 
@@ -223,7 +233,7 @@ export class AccessLogFilter extends Filter {
         startPerf: performance.now(),
         remote: address(invocation, 'remote.address', target.address),
         local: address(invocation, 'local.address', target.address),
-        types: argumentTypes(invocation),
+        types: target.types ?? runtimeTypes(invocation),
         args: argumentsJson(invocation.args),
         argCount: invocation.args.length,
       };

@@ -63,10 +63,13 @@ function runtimeType(value: unknown): string {
   }
 }
 
-/** Declared argument type names of the call (`String`, `User`, `Number[]`), else the arguments' runtime types. @internal */
-export function argumentTypes(invocation: Invocation): string[] {
-  const declared = invocation.method?.args;
-  if (declared !== undefined) return declared.map((type: TypeDescriptor) => describeType(type));
+/** Declared argument type names of a method (`String`, `User`, `Number[]`), or undefined when not declared. @internal */
+export function declaredTypes(invocation: Invocation): readonly string[] | undefined {
+  return invocation.method?.args?.map((type: TypeDescriptor) => describeType(type));
+}
+
+/** The runtime types of the call's arguments (for methods without declared argument types). @internal */
+export function runtimeTypes(invocation: Invocation): readonly string[] {
   return invocation.args.map(runtimeType);
 }
 
@@ -81,8 +84,13 @@ function bigintAsString(_key: string, value: unknown): unknown {
  */
 export function argumentsJson(args: readonly unknown[]): { readonly text: string; readonly json: boolean } {
   try {
-    const text = JSON.stringify(args, bigintAsString);
-    if (typeof text === 'string') return { text, json: true };
+    // Without a replacer first: a replacer takes JSON.stringify off its fast path.
+    return { text: JSON.stringify(args), json: true };
+  } catch {
+    // a BigInt, a cycle or a throwing toJSON: try again with BigInts as strings
+  }
+  try {
+    return { text: JSON.stringify(args, bigintAsString), json: true };
   } catch {
     // fall through to the textual form
   }

@@ -56,7 +56,7 @@ export class TpsLimitFilter extends Filter {
     const service = url.getServiceKey() ?? url.path;
     const { rate, interval, scope } = tpsRuleOf(url, method);
     const window = scope === 'method' ? `the window of method ${method}` : `the window shared by the methods of ${service}`;
-    const limit = rate > 0 ? `tps limit of ${rate} calls per ${interval} ms exceeded (${window})` : 'refused by the tps limiter';
+    const limit = rate > 0 ? `tps limit exceeded: at most ${rate} call${rate === 1 ? '' : 's'} per ${interval} ms (${window})` : 'refused by the tps limiter';
     return new RpcError(
       RpcErrorCode.LIMIT_EXCEEDED,
       `Failed to invoke ${service}.${method}() on provider ${url.getAddress()}: ${limit}; tps.limiter=${limiter}.`,

@@ -1,0 +1,100 @@
+import { Filter, RpcError, RpcErrorCode, RpcStatusRegistry, type Invocation, type Invoker, type Result, type URL } from '@weft/core';
+import { Inject } from '@weft/core/spi';
+
+/**
+ * One admitted execution: ends its count exactly once, whichever way the call ends.
+ *
+ * @remarks The "counted" state lives here, one object per pass through the filter (a cluster retry of the same
+ * invocation is a new pass): it is never inferred from the error a call fails with.
+ */
+class Execution {
+  private counted = true;
+  private readonly start = performance.now();
+
+  constructor(
+    private readonly statuses: RpcStatusRegistry,
+    private readonly url: URL,
+    private readonly method: string,
+  ) {}
+
+  /** Counts the execution out; later calls do nothing. */
+  end(succeeded: boolean): void {
+    if (!this.counted) return;
+    this.counted = false;
+    this.statuses.endCount(this.url, this.method, performance.now() - this.start, succeeded);
+  }
+}
+
+/**
+ * Limits how many calls of each method a provider executes at once: the `executelimit` extension of
+ * `weft.rpc.Filter`.
+ *
+ * @remarks
+ * Extension `executelimit` of `weft.rpc.Filter`, application scope. Activated in group `provider` when the
+ * provider URL sets `executes` (service or method level, other than `0`/`false`); order 0, so among filters of
+ * equal order it sits by name (outside `tps`, `timeout`, `token`):
+ * ```
+ *  provider: exporter → [ … → executelimit → … ] → service implementation
+ *                              ├─ beginCount(url, method, executes) false → reject limit-exceeded
+ *                              └─ true → continue; endCount exactly once when the call ends
+ * ```
+ * Key: `executes` / `<method>.executes` — the most executions of the method in flight at once on this provider
+ * (default 0 = unlimited), read from the invoker's URL on every call. Counting goes through the application's
+ * `RpcStatusRegistry` (`@Inject(RpcStatusRegistry)`), so the status of the provider URL and method shows the
+ * executions in flight; it is keyed by the provider URL and its service key (group and version included).
+ *
+ * The count is released **exactly once on every path**: a result (also one carrying a business error: counted
+ * as succeeded, as Dubbo), a rejection (framework error, including a limit-exceeded error of an inner limiter
+ * such as `tps` — Dubbo leaks the count there, §8.11), and a synchronous throw of an inner filter or the
+ * invoker (rethrown as is). An execution whose consumer timed out or aborted still runs here, so it is counted
+ * until the implementation returns. A refused call **rejects** with `RpcError` `limit-exceeded` naming the
+ * service, method and limit; nothing is counted for it.
+ *
+ * @example
+ * ```ts
+ * // At most 8 concurrent executions of each method, and 1 of rebuildIndex:
+ * await app.export(Search, impl, { parameters: { executes: 8 }, methods: { rebuildIndex: { executes: 1 } } });
+ * ```
+ */
+export class ExecuteLimitFilter extends Filter {
+  constructor(@Inject(RpcStatusRegistry) private readonly statuses: RpcStatusRegistry) {
+    super();
+  }
+
+  invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+    const url = invoker.getUrl();
+    const method = invocation.methodName;
+    const max = url.getMethodParameter(method, 'executes', 0);
+    if (!this.statuses.beginCount(url, method, max)) return Promise.reject(this.exceeded(url, method, max));
+    const execution = new Execution(this.statuses, url, method);
+    let pending: Promise<Result>;
+    try {
+      pending = invoker.invoke(invocation);
+      // A sloppy inner invoker answering with a bare Result (or a foreign thenable) is still awaited.
+      if (!(pending instanceof Promise)) pending = Promise.resolve(pending);
+    } catch (error) {
+      execution.end(false);
+      throw error;
+    }
+    return pending.then(
+      (result) => {
+        execution.end(true);
+        return result;
+      },
+      (error: unknown) => {
+        execution.end(false);
+        throw error;
+      },
+    );
+  }
+
+  private exceeded(url: URL, method: string, max: number): RpcError {
+    const active = this.statuses.getMethodStatus(url, method).active;
+    return new RpcError(
+      RpcErrorCode.LIMIT_EXCEEDED,
+      `Failed to invoke method ${method} of service ${url.getServiceKey() ?? url.path} on provider ${url.getAddress()}: ` +
+        `executes limit reached, at most ${max} concurrent execution${max === 1 ? '' : 's'} of ${method} (${active} in flight). ` +
+        `Raise executes (or ${method}.executes) or add providers.`,
+    );
+  }
+}
