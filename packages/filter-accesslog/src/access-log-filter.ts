@@ -21,8 +21,10 @@ import {
   DubboTimeFormatter,
   formatJson,
   formatText,
+  IsoTimeFormatter,
   oneLine,
   runtimeTypes,
+  serviceJson,
   type CallRecord,
 } from './access-log-format.js';
 import { AccessLogDefaults, AccessLogKeys, type AccessLogOutcome } from './access-log-keys.js';
@@ -36,6 +38,8 @@ interface Target {
   readonly service: string;
   readonly version: string;
   readonly group: string;
+  /** The service fields of a JSON line. */
+  readonly serviceJson: string;
   /** The provider URL's `host:port`, the fallback of both addresses. */
   readonly address: string;
   /** The method's declared argument types; undefined: use the runtime types of each call. */
@@ -130,6 +134,7 @@ export class AccessLogFilter extends Filter {
   private readonly targets = new WeakMap<URL, Map<string, Target | null>>();
   private readonly arrivals = new WeakMap<Invocation, Arrival>();
   private readonly time = new DubboTimeFormatter();
+  private readonly isoTime = new IsoTimeFormatter();
   private destroyed = false;
 
   constructor(
@@ -198,12 +203,16 @@ export class AccessLogFilter extends Filter {
     const path = toLogger ? undefined : resolve(value);
     const formatKey = url.getParameter(AccessLogKeys.FORMAT)?.trim().toLowerCase();
     const format = formatKey === 'json' || formatKey === 'text' ? formatKey : path?.toLowerCase().endsWith('.jsonl') ? 'json' : 'text';
+    const service = oneLine(url.getParameter('interface') || url.path);
+    const version = oneLine(url.getParameter('version') ?? '');
+    const group = oneLine(url.getParameter('group') ?? '');
     return {
       format,
       writer: path === undefined ? undefined : this.writerFor(path, url),
-      service: oneLine(url.getParameter('interface') || url.path),
-      version: oneLine(url.getParameter('version') ?? ''),
-      group: oneLine(url.getParameter('group') ?? ''),
+      service,
+      version,
+      group,
+      serviceJson: serviceJson(service, version, group),
       address: oneLine(`${url.host}:${url.port}`),
       types: method === undefined ? undefined : declaredTypes(invocation),
     };
@@ -259,6 +268,7 @@ export class AccessLogFilter extends Filter {
         service: target.service,
         version: target.version,
         group: target.group,
+        serviceJson: target.serviceJson,
         method: oneLine(invocation.methodName),
         types: arrival.types,
         args: arrival.args,
@@ -266,7 +276,7 @@ export class AccessLogFilter extends Filter {
         outcome,
         error: outcome === 'ok' ? undefined : describeFailure(error),
       };
-      const line = target.format === 'json' ? formatJson(record) : formatText(record, this.time);
+      const line = target.format === 'json' ? formatJson(record, this.isoTime) : formatText(record, this.time);
       if (target.writer !== undefined) target.writer.append(line);
       else safeLog(this.logger, 'info', line);
     } catch (failure) {

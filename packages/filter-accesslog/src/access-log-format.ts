@@ -40,6 +40,21 @@ export class DubboTimeFormatter {
   }
 }
 
+/** Formats epoch milliseconds as ISO 8601 in UTC (`Date.toISOString`), caching the current second. @internal */
+export class IsoTimeFormatter {
+  private second = Number.NaN;
+  private prefix = '';
+
+  format(ms: number): string {
+    const second = Math.floor(ms / 1000);
+    if (second !== this.second) {
+      this.prefix = new Date(second * 1000).toISOString().slice(0, 20);
+      this.second = second;
+    }
+    return `${this.prefix}${pad3(ms - second * 1000)}Z`;
+  }
+}
+
 function runtimeType(value: unknown): string {
   switch (typeof value) {
     case 'string':
@@ -124,6 +139,8 @@ export interface CallRecord {
   readonly service: string;
   readonly version: string;
   readonly group: string;
+  /** `"service":…,"version":…,"group":…` of the JSON format (constant per service, computed once). */
+  readonly serviceJson: string;
   readonly method: string;
   readonly types: readonly string[];
   readonly args: { readonly text: string; readonly json: boolean };
@@ -146,14 +163,19 @@ export function formatText(record: CallRecord, time: DubboTimeFormatter): string
   return line;
 }
 
+/** The `service`, `version` and `group` fields of a JSON line. @internal */
+export function serviceJson(service: string, version: string, group: string): string {
+  const str = JSON.stringify;
+  return `"service":${str(service)},"version":${version === '' ? 'null' : str(version)},"group":${group === '' ? 'null' : str(group)}`;
+}
+
 /** One JSON line, fields in the order of `AccessLogJsonRecord`. @internal */
-export function formatJson(record: CallRecord): string {
+export function formatJson(record: CallRecord, time: IsoTimeFormatter): string {
   const str = JSON.stringify;
   return (
-    `{"timestamp":${str(new Date(record.startMs).toISOString())},"remote":${str(record.remote)},"local":${str(record.local)},` +
-    `"service":${str(record.service)},"version":${record.version === '' ? 'null' : str(record.version)},` +
-    `"group":${record.group === '' ? 'null' : str(record.group)},"method":${str(record.method)},` +
-    `"argumentTypes":${str(record.types)},"arguments":${record.args.json ? record.args.text : str(record.args.text)},` +
+    `{"timestamp":"${time.format(record.startMs)}","remote":${str(record.remote)},"local":${str(record.local)},` +
+    `${record.serviceJson},"method":${str(record.method)},"argumentTypes":${str(record.types)},` +
+    `"arguments":${record.args.json ? record.args.text : str(record.args.text)},` +
     `"elapsedMs":${Math.round(record.elapsedMs * 1000) / 1000},"outcome":"${record.outcome}",` +
     `"error":${record.error === undefined ? 'null' : str(record.error)}}`
   );

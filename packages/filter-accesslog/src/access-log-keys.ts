@@ -45,13 +45,25 @@ export const AccessLogDefaults = {
 } as const;
 
 /**
- * How one call ended, as recorded in JSON lines: `ok`; `biz-error` when the implementation threw (the result
- * carries the error, or an `RpcError` with code `biz` rejected the call); `error` for a framework failure.
+ * How one call ended, as recorded in JSON lines.
+ *
+ * @remarks `ok`: the call resolved with a value. `biz-error`: the implementation threw (the result carries the
+ * error — seen in `onResponse` — or an `RpcError` with code `biz` rejected the call). `error`: a framework failure
+ * (an `RpcError` such as `timeout`, `limit-exceeded`, `method-not-found`, or anything else that rejected the call).
+ * The text format, like Dubbo's, has no outcome.
+ *
+ * @example
+ * ```ts
+ * const failed = records.filter((r) => r.outcome !== 'ok');
+ * ```
  */
 export type AccessLogOutcome = 'ok' | 'biz-error' | 'error';
 
 /**
  * One line of the JSON-lines format (`accesslog.format=json`, or a `.jsonl` path), in field order.
+ *
+ * @remarks Written by the `accesslog` filter when the call completes; every field is always present (`null` when
+ * it does not apply), so the lines have one schema.
  *
  * @example
  * ```ts

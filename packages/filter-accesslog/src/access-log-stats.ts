@@ -3,6 +3,9 @@ import { resolve } from 'node:path';
 /**
  * Counters of one access-log file.
  *
+ * @remarks Live values, kept by the file's writer in the application's `accesslog` filter; `written + pending`
+ * is every line recorded so far, and `unwritable` only grows at shutdown.
+ *
  * @example
  * ```ts
  * const file = app.model.getService(AccessLogStats).file('logs/access.log');

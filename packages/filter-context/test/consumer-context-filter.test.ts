@@ -57,6 +57,13 @@ async function shop(
   return { app, stock, orders };
 }
 
+/** A promise and its resolve function. */
+function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
 describe('consumercontext (consumer)', () => {
   it('passes the incoming attachments on to a nested call, with a deadline no later than the caller\'s', async () => {
     const { orders } = await shop();
@@ -201,7 +208,7 @@ describe('consumercontext (consumer)', () => {
   });
 
   it('fails a nested call fast with timeout-terminate once the caller\'s deadline has passed', async () => {
-    let nestedOutcome: Promise<unknown> | undefined;
+    const nested = deferred<unknown>();
     let stockCalls = 0;
     const { orders } = await shop({
       ordersTimeout: 50,
@@ -211,37 +218,38 @@ describe('consumercontext (consumer)', () => {
       },
       place: async (stock, item) => {
         await sleep(120);
-        nestedOutcome = stock.reserve(item).then(
-          () => 'resolved',
-          (error: unknown) => error,
-        );
-        return nestedOutcome;
+        return stock.reserve(item).then(nested.resolve, (error: unknown) => {
+          nested.resolve(error);
+          throw error;
+        });
       },
     });
     await expect(orders.place('apple')).rejects.toMatchObject({ code: RpcErrorCode.TIMEOUT });
-    await sleep(150);
-    const nested = await nestedOutcome;
-    expect(nested).toBeInstanceOf(RpcError);
-    expect((nested as RpcError).code).toBe(RpcErrorCode.TIMEOUT_TERMINATE);
+    const outcome = await nested.promise;
+    expect(outcome).toBeInstanceOf(RpcError);
+    expect((outcome as RpcError).code).toBe(RpcErrorCode.TIMEOUT_TERMINATE);
     // Wrapped by the cluster (failover, retries=0), which keeps the code.
-    expect((nested as RpcError).message).toContain('Last error is: No time left for making the following call: org.acme.Stock.reserve, terminate directly.');
+    expect((outcome as RpcError).message).toContain(
+      'Last error is: No time left for making the following call: org.acme.Stock.reserve, terminate directly.',
+    );
     expect(stockCalls).toBe(0);
   });
 
   it('with enable-timeout-countdown=false, a nested call after the caller\'s deadline still goes through', async () => {
-    let nestedOutcome: Promise<unknown> | undefined;
+    const nested = deferred<unknown>();
     const { orders } = await shop({
       ordersTimeout: 50,
       stockRefer: { parameters: { 'enable-timeout-countdown': false } },
       place: async (stock, item) => {
         await sleep(120);
-        nestedOutcome = stock.reserve(item);
-        return nestedOutcome;
+        return stock.reserve(item).then(nested.resolve, (error: unknown) => {
+          nested.resolve(error);
+          throw error;
+        });
       },
     });
     await expect(orders.place('apple')).rejects.toMatchObject({ code: RpcErrorCode.TIMEOUT });
-    await sleep(150);
-    expect(await nestedOutcome).toMatchObject({ present: true, methodName: 'reserve' });
+    expect(await nested.promise).toMatchObject({ present: true, methodName: 'reserve' });
   });
 
   it('creates a consumer context (parent: the provider context) for nested calls only', async () => {

@@ -4,8 +4,8 @@ import { timingSafeEqual } from 'node:crypto';
  * Compares a secret with a candidate in time that depends only on the secret's length.
  *
  * @remarks
- * Both strings are compared as UTF-8 bytes. The candidate is copied into a buffer of the secret's length
- * (truncated or zero-padded) and compared with `crypto.timingSafeEqual`, which needs equal lengths; the length
+ * Both are compared as UTF-8 bytes. The candidate is copied into a zeroed buffer of the secret's length
+ * (truncated or padded) and compared with `crypto.timingSafeEqual`, which needs equal lengths; the length
  * check is computed as well and combined without a short circuit. So the time taken does not reveal how many
  * leading bytes matched, nor whether the lengths differ — only the secret's length, which is fixed per provider,
  * and the candidate's, which the caller knows. An empty secret equals only an empty candidate.
@@ -17,12 +17,40 @@ import { timingSafeEqual } from 'node:crypto';
  * ```
  */
 export function constantTimeEqual(secret: string | Uint8Array, candidate: string | Uint8Array): boolean {
-  const expected = typeof secret === 'string' ? Buffer.from(secret, 'utf8') : secret;
-  const given = typeof candidate === 'string' ? Buffer.from(candidate, 'utf8') : candidate;
-  const padded = Buffer.alloc(expected.length);
-  padded.set(given.length > expected.length ? given.subarray(0, expected.length) : given);
-  const sameBytes = timingSafeEqual(padded, expected);
-  const sameLength = given.length === expected.length;
-  // `&` (not `&&`): both are always evaluated, whichever fails.
-  return (Number(sameBytes) & Number(sameLength)) === 1;
+  return new SecretMatcher(secret).matches(candidate);
+}
+
+/**
+ * A secret prepared for repeated constant-time comparisons, without allocating per comparison.
+ *
+ * @remarks Holds the secret's bytes and a scratch buffer of the same length that each comparison overwrites
+ * (JavaScript runs one comparison at a time, so sharing it is safe).
+ * @internal Used by the token filter, one per provider URL.
+ */
+export class SecretMatcher {
+  private readonly secret: Buffer;
+  private readonly scratch: Buffer;
+
+  constructor(secret: string | Uint8Array) {
+    this.secret = typeof secret === 'string' ? Buffer.from(secret, 'utf8') : Buffer.from(secret);
+    this.scratch = Buffer.alloc(this.secret.length);
+  }
+
+  /** Whether `candidate` equals the secret, in time independent of where they differ. */
+  matches(candidate: string | Uint8Array): boolean {
+    const scratch = this.scratch;
+    scratch.fill(0);
+    let length: number;
+    if (typeof candidate === 'string') {
+      length = Buffer.byteLength(candidate, 'utf8');
+      scratch.write(candidate, 0, 'utf8');
+    } else {
+      length = candidate.length;
+      scratch.set(candidate.length > scratch.length ? candidate.subarray(0, scratch.length) : candidate);
+    }
+    const sameBytes = timingSafeEqual(scratch, this.secret);
+    const sameLength = length === this.secret.length;
+    // `&` (not `&&`): both are always evaluated, whichever fails.
+    return (Number(sameBytes) & Number(sameLength)) === 1;
+  }
 }

@@ -1,7 +1,7 @@
 import { Filter, RpcError, RpcErrorCode, type Invocation, type Invoker, type Result, type URL } from '@weft/core';
 import { isConfigNotEmpty } from '@weft/core/spi';
 
-import { constantTimeEqual } from './constant-time-equal.js';
+import { SecretMatcher } from './constant-time-equal.js';
 
 /** The URL key and attachment carrying the token. */
 export const TOKEN_KEY = 'token';
@@ -18,10 +18,10 @@ export const TOKEN_KEY = 'token';
  * puts a random UUID on the provider URL, new per export; any other value is used as is. Consumers learn it from
  * the provider URL and send it as the attachment `token` (the `injvm` protocol does this automatically).
  *
- * **The check.** The attachment `token` must equal the URL's, compared in constant time
- * ({@link constantTimeEqual}). Otherwise the call rejects with `RpcError` `forbidden` naming the service, the
- * method and the caller (attachments `remote.application` and `remote.address`, when present) — never either
- * token. A call that passes continues with the `token` attachment removed, so the implementation (and anything
+ * **The check.** The attachment `token` must equal the URL's, compared in constant time (as
+ * `constantTimeEqual` does, without allocating per call). Otherwise the call rejects with `RpcError` `forbidden`
+ * naming the service, the method and the caller (attachments `remote.application` and `remote.address`, when
+ * present) — never either token. A call that passes continues with the `token` attachment removed, so the implementation (and anything
  * reading the call's attachments, like `RpcContext`) never sees the secret.
  *
  * @example
@@ -32,15 +32,15 @@ export const TOKEN_KEY = 'token';
  * ```
  */
 export class TokenFilter extends Filter {
-  /** The provider's token as bytes, per provider URL (URLs are immutable); `null` when it sets none. */
-  private readonly tokens = new WeakMap<URL, Buffer | null>();
+  /** The provider's token, prepared for comparison, per provider URL (URLs are immutable); `null`: none. */
+  private readonly tokens = new WeakMap<URL, SecretMatcher | null>();
 
   invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
     const url = invoker.getUrl();
     const expected = this.tokenOf(url);
     if (expected === null) return invoker.invoke(invocation);
     const given = invocation.getAttachment(TOKEN_KEY);
-    if (given === undefined || !constantTimeEqual(expected, String(given))) {
+    if (given === undefined || !expected.matches(String(given))) {
       return Promise.reject(
         new RpcError(
           RpcErrorCode.FORBIDDEN,
@@ -53,11 +53,11 @@ export class TokenFilter extends Filter {
     return invoker.invoke(invocation);
   }
 
-  private tokenOf(url: URL): Buffer | null {
+  private tokenOf(url: URL): SecretMatcher | null {
     let token = this.tokens.get(url);
     if (token === undefined) {
       const value = url.getParameter(TOKEN_KEY);
-      token = isConfigNotEmpty(value) ? Buffer.from(value, 'utf8') : null;
+      token = isConfigNotEmpty(value) ? new SecretMatcher(value) : null;
       this.tokens.set(url, token);
     }
     return token;

@@ -215,3 +215,79 @@ function describeCycle(cycle: readonly string[], byName: ReadonlyMap<string, Act
   }
   return parts.join('; ');
 }
+
+/** Why an extension is, or is not, in an activated list. */
+export type ActivationReason =
+  | 'activated'
+  | 'explicit'
+  | 'removed'
+  | 'default-removed'
+  | 'group-mismatch'
+  | 'no-group'
+  | 'key-missing'
+  | 'not-activatable';
+
+/** One extension's verdict in {@link explainActivation}. */
+export interface ActivationVerdict {
+  readonly name: string;
+  /** Position in the resulting list (0-based), or -1 when it is out. */
+  readonly position: number;
+  readonly reason: ActivationReason;
+  /** A sentence a user can read: why it is in or out. */
+  readonly detail: string;
+}
+
+/**
+ * Explains `selectActivated`: the resulting order, and for every candidate why it is in or out.
+ *
+ * @remarks Works on activation metadata alone (manifests), so tools can explain a chain without importing any
+ * extension code. Uses exactly the rules of {@link selectActivated}.
+ * @example
+ * ```ts
+ * const verdicts = explainActivation('weft.rpc.Filter', candidates, url, ['-tps', 'default'], 'provider');
+ * ```
+ */
+export function explainActivation(
+  pointId: string,
+  candidates: readonly ActivateCandidate[],
+  url: ActivateUrl,
+  values: readonly string[] | undefined,
+  group: string | undefined,
+): { readonly order: readonly string[]; readonly verdicts: readonly ActivationVerdict[] } {
+  const order = selectActivated(pointId, candidates, url, values, group);
+  const names = new Set((values ?? []).map((v) => v.trim()));
+  const verdicts = candidates.map((c): ActivationVerdict => {
+    const position = order.indexOf(c.name);
+    const meta = c.activate;
+    const explicit = names.has(c.name);
+    if (position >= 0) {
+      if (explicit) return { name: c.name, position, reason: 'explicit', detail: `named explicitly in the list` };
+      const keys = meta?.conditions.map((k) => (k.expected === undefined ? k.key : `${k.key}:${k.expected}`)) ?? [];
+      return {
+        name: c.name,
+        position,
+        reason: 'activated',
+        detail:
+          `activated automatically (group ${meta?.groups.join('/') || 'any'}` +
+          (keys.length > 0 ? `, URL key ${keys.join(' or ')} set` : ', no URL key needed') +
+          `, order ${meta?.order ?? 0})`,
+      };
+    }
+    if (names.has(`-${c.name}`)) return { name: c.name, position, reason: 'removed', detail: `removed by "-${c.name}"` };
+    if (meta === undefined) {
+      return { name: c.name, position, reason: 'not-activatable', detail: 'has no activation metadata: only used when named explicitly' };
+    }
+    if (names.has('-default')) return { name: c.name, position, reason: 'default-removed', detail: 'automatic activation disabled by "-default"' };
+    if (group !== undefined && group !== '') {
+      if (meta.groups.length === 0) {
+        return { name: c.name, position, reason: 'no-group', detail: `declares no group, so it never activates in group "${group}"` };
+      }
+      if (!meta.groups.includes(group)) {
+        return { name: c.name, position, reason: 'group-mismatch', detail: `activates in group ${meta.groups.join('/')}, not "${group}"` };
+      }
+    }
+    const keys = meta.conditions.map((k) => (k.expected === undefined ? k.key : `${k.key}=${k.expected}`));
+    return { name: c.name, position, reason: 'key-missing', detail: `needs URL key ${keys.join(' or ')} (at interface or method level)` };
+  });
+  return { order, verdicts };
+}

@@ -12,7 +12,6 @@ export const DEFAULT_TIMEOUT = 1000;
  * Deadlines an invoker wrote on invocations, with the upstream deadline (if any) each one replaced. A cluster
  * retries with the same invocation: a deadline written for an earlier attempt is not an upstream deadline.
  */
-const written = new WeakMap<Invocation, { readonly deadline: number; readonly upstream: number | undefined }>();
 
 /**
  * Base of consumer-side protocol invokers: enforces the call's timeout, deadline and cancellation.
@@ -85,9 +84,9 @@ export abstract class AbstractInvoker extends Invoker {
       );
     }
     if (this.token !== undefined && !invocation.hasAttachment('token')) invocation.setAttachment('token', this.token);
-    let timeout = this.timeoutOf(invocation.methodName);
+    let timeout = invocation.timeout ?? this.timeoutOf(invocation.methodName);
     let byDeadline = false;
-    const mark = invocation.deadline === undefined ? undefined : written.get(invocation);
+    const mark = invocation.deadline === undefined ? undefined : invocation.attemptDeadline;
     const upstream = mark !== undefined && mark.deadline === invocation.deadline ? mark.upstream : invocation.deadline;
     if (upstream !== undefined) {
       const now = Date.now();
@@ -100,12 +99,12 @@ export abstract class AbstractInvoker extends Invoker {
       const deadline = byDeadline ? upstream : now + timeout;
       if (deadline !== invocation.deadline) {
         invocation.deadline = deadline;
-        written.set(invocation, { deadline, upstream });
+        invocation.attemptDeadline = { deadline, upstream };
       }
     } else if (timeout > 0) {
       const deadline = Date.now() + timeout;
       invocation.deadline = deadline;
-      written.set(invocation, { deadline, upstream: undefined });
+      invocation.attemptDeadline = { deadline, upstream: undefined };
     } else if (invocation.deadline !== undefined) {
       // An earlier attempt (on an invoker with a timeout) wrote it; this one has none.
       invocation.deadline = undefined;

@@ -17,6 +17,8 @@ export interface InvocationInit {
   readonly deadline?: number;
   /** The service called, when known (proxies and exporters set it). */
   readonly service?: ServiceDefinition;
+  /** A per-call timeout in ms replacing the configured one (0: none). */
+  readonly timeout?: number;
 }
 
 /**
@@ -45,6 +47,13 @@ export class Invocation {
   deadline: number | undefined;
   /** The service called, when known. */
   service: ServiceDefinition | undefined;
+  /** A per-call timeout in ms that replaces the configured `timeout` (0: none); undefined: use the URL's. */
+  timeout: number | undefined;
+  /**
+   * @internal Bookkeeping of consumer invokers: the deadline written for the current attempt, and the upstream
+   * deadline it was derived from (so a retry of the same invocation gets a fresh timeout).
+   */
+  attemptDeadline: { readonly deadline: number; readonly upstream: number | undefined } | undefined;
   private attachmentMap: Map<string, AttachmentValue> | undefined;
 
   constructor(init: InvocationInit);
@@ -57,6 +66,8 @@ export class Invocation {
       this.signal = undefined;
       this.deadline = undefined;
       this.service = service;
+      this.timeout = undefined;
+      this.attemptDeadline = undefined;
       this.attachmentMap = undefined;
       return;
     }
@@ -65,6 +76,8 @@ export class Invocation {
     this.signal = init.signal;
     this.deadline = init.deadline;
     this.service = init.service;
+    this.timeout = init.timeout;
+    this.attemptDeadline = undefined;
     const attachments = init.attachments;
     this.attachmentMap =
       attachments === undefined ? undefined : new Map(attachments instanceof Map ? attachments : Object.entries(attachments));

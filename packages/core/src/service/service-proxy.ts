@@ -8,7 +8,7 @@ import type { MethodSpec, ServiceDefinition, ServiceProxy } from './service-defi
 export interface CallOptions {
   /** Aborts the call. */
   readonly signal?: AbortSignal;
-  /** Timeout for this call in ms (sets the invocation's deadline). */
+  /** Timeout for this call in ms, replacing the configured `timeout` (0: none) — as Dubbo's per-call timeout. */
   readonly timeout?: number;
   /** Attachments sent with the call. */
   readonly attachments?: Readonly<Record<string, AttachmentValue>>;
@@ -95,7 +95,7 @@ export function createServiceProxy<M extends Record<string, MethodSpec>>(
       service,
       signal: options.signal,
       attachments: options.attachments,
-      deadline: options.timeout !== undefined && options.timeout > 0 ? Date.now() + options.timeout : undefined,
+      timeout: options.timeout,
     });
     return call(invocation);
   };

@@ -1,0 +1,89 @@
+/**
+ * URL keys read by the `tri` protocol.
+ *
+ * @remarks
+ * Server keys (`payload` … `shutdown-timeout`) are read from the export URL of the **first** service exported on
+ * a host and port: every later service on that port shares its server. Client keys are read from each reference
+ * URL (`payload` applies on both sides: to request messages on the server, to response messages on the client).
+ *
+ * @example
+ * ```ts
+ * await app.export(Greeter, impl, { protocol: 'tri', port: 50051, parameters: { [TripleKeys.PAYLOAD]: 1 << 20 } });
+ * ```
+ */
+export const TripleKeys = {
+  /** Maximum size of one message (gRPC) or one plain-HTTP body, in bytes. Both sides. */
+  PAYLOAD: 'payload',
+  /** Codec name (`weft.rpc.Serialization` extension). Both sides. */
+  SERIALIZATION: 'serialization',
+  /** HTTP/2 `SETTINGS_MAX_CONCURRENT_STREAMS` the server advertises per connection. */
+  MAX_CONCURRENT_STREAMS: 'max-concurrent-streams',
+  /** HTTP/2 `SETTINGS_MAX_HEADER_LIST_SIZE` (and the HTTP/1.1 header size limit), in bytes. Both sides. */
+  MAX_HEADER_LIST_SIZE: 'max-header-list-size',
+  /** Whether `group/path:1.0.0`, then the bare path, answer a call no exact service key matches (Dubbo's fallback). */
+  RESOLVE_FALLBACK_TO_DEFAULT: 'resolve-fallback-to-default',
+  /** How long a graceful shutdown waits for in-flight calls before closing connections, in ms. */
+  SHUTDOWN_TIMEOUT: 'shutdown-timeout',
+  /** How long an accepted connection may stay silent before its protocol is known, in ms. */
+  SNIFF_TIMEOUT: 'sniff-timeout',
+  /** HTTP/2 connections per provider address, shared by every reference to it. */
+  CONNECTIONS: 'connections',
+  /** Whether to connect on the first call instead of at refer time. */
+  LAZY: 'lazy',
+  /** How long one connection attempt may take, in ms (and how long `refer` waits for the first one). */
+  CONNECT_TIMEOUT: 'connect-timeout',
+  /** First reconnect delay after a connection is lost or refused, in ms (then ×1.6 per attempt, ±20 % jitter). */
+  RECONNECT_BACKOFF: 'reconnect-backoff',
+  /** Cap of the reconnect delay, in ms. */
+  RECONNECT_MAX_BACKOFF: 'reconnect-max-backoff',
+  /** Interval of keepalive PINGs on an otherwise idle connection, in ms (0: none). */
+  HEARTBEAT: 'heartbeat',
+} as const;
+
+/**
+ * Defaults of the {@link TripleKeys}.
+ *
+ * @example
+ * ```ts
+ * url.getParameter(TripleKeys.PAYLOAD, TripleDefaults.PAYLOAD); // 8388608 unless configured
+ * ```
+ */
+export const TripleDefaults = {
+  /** The Triple default port. */
+  PORT: 50051,
+  /** 8 MiB, Dubbo's default `payload`. */
+  PAYLOAD: 8 * 1024 * 1024,
+  SERIALIZATION: 'json',
+  MAX_CONCURRENT_STREAMS: 1000,
+  /** Dubbo's Triple default. */
+  MAX_HEADER_LIST_SIZE: 32 * 1024,
+  RESOLVE_FALLBACK_TO_DEFAULT: true,
+  SHUTDOWN_TIMEOUT: 10_000,
+  SNIFF_TIMEOUT: 10_000,
+  CONNECTIONS: 1,
+  LAZY: false,
+  CONNECT_TIMEOUT: 3000,
+  RECONNECT_BACKOFF: 100,
+  RECONNECT_MAX_BACKOFF: 10_000,
+  /** Dubbo's client `heartbeat`. */
+  HEARTBEAT: 60_000,
+} as const;
+
+/** Header names of the Triple wire (§A.3, §A.8, §A.9 of the spec), lower-case as HTTP/2 sends them. */
+export const TripleHeaders = {
+  SERVICE_GROUP: 'tri-service-group',
+  SERVICE_VERSION: 'tri-service-version',
+  SERVICE_TIMEOUT: 'tri-service-timeout',
+  CONSUMER_APPNAME: 'tri-consumer-appname',
+  HEADER_CONVERT: 'tri-header-convert',
+  EXCEPTION_CODE: 'tri-exception-code',
+  REST_SERVICE_GROUP: 'rest-service-group',
+  REST_SERVICE_VERSION: 'rest-service-version',
+  GRPC_STATUS: 'grpc-status',
+  GRPC_MESSAGE: 'grpc-message',
+  GRPC_TIMEOUT: 'grpc-timeout',
+  GRPC_ENCODING: 'grpc-encoding',
+  GRPC_ACCEPT_ENCODING: 'grpc-accept-encoding',
+  /** Weft's own trailer: the exact `RpcErrorCode` of a failure, next to the `grpc-status` it maps to. */
+  ERROR_CODE: 'weft-error-code',
+} as const;
