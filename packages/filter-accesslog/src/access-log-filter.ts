@@ -123,9 +123,10 @@ function address(invocation: Invocation, key: string, fallback: string): string 
  * ```ts
  * const app = await WeftApplication.start({ root: process.cwd() });
  * await app.export(Greeter, impl, { parameters: { accesslog: 'logs/access.log' } });
+ * const stats = app.model.getService(AccessLogStats);
  * // … calls …
  * await app.shutdown(); // every line is in logs/access.log
- * console.log(app.model.getService(AccessLogStats).written);
+ * console.log(stats.written, stats.unwritable);
  * ```
  */
 export class AccessLogFilter extends Filter {

@@ -78,6 +78,24 @@ describe('buffered file writing', () => {
     expect(readLines(file)).toHaveLength(2);
   });
 
+  it('a call that outlives the shutdown timeout still gets its line, after the queued ones', async () => {
+    const t = await startApp();
+    const file = join(t.dir, 'late.log');
+    const greeter = await t.greeter({ accesslog: file, 'accesslog.flush.interval': 60_000 }, { slow: 150 });
+    const stats = t.app.model.getService(AccessLogStats);
+    await greeter.seq(0, 0);
+    const slow = greeter.ping('late');
+    await t.app.shutdown({ timeout: 10 });
+    expect(stats.file(file)).toMatchObject({ written: 1, pending: 0 });
+    await expect(slow).resolves.toBe('late');
+    await until(() => stats.written === 2, 2000, 'the late line');
+    const lines = readLines(file);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(SEQ_LINE);
+    expect(lines[1]).toMatch(/ ping\(String\) \["late"\]$/);
+    expect(stats.file(file)).toMatchObject({ written: 2, pending: 0, unwritable: 0 });
+  });
+
   it('appends to an existing file', async () => {
     const first = await startApp();
     const file = join(first.dir, 'append.log');

@@ -85,12 +85,14 @@ function queueKey(url: URL, method: string): string {
  * ```
  * Keys, read from the provider invoker's URL on every call: `actives` / `<method>.actives` — calls of the method
  * in flight at once to this provider (default 0 = unlimited: such methods pass through uncounted);
- * `timeout` / `<method>.timeout` — how long a call may wait for a slot when the invocation has no deadline
- * (default 1000 ms, as the protocol invoker; **0 means "do not wait"**: a call that finds the method full is
- * refused at once). With a deadline (a per-call timeout, or one propagated from upstream) the wait lasts until
- * the deadline instead. The wait never extends the call: without a deadline the call then gets its own
- * `timeout`, as in Dubbo; pass a per-call timeout for an end-to-end bound. A cluster retry of the invocation is
- * bounded by the deadline the first attempt saw, not by one the protocol invoker wrote for that attempt.
+ * `timeout` / `<method>.timeout` — how long a call may wait for a slot (default 1000 ms, as the protocol
+ * invoker). The wait is bounded exactly as the protocol invoker bounds the attempt: by the per-call timeout
+ * (`$call(…, { timeout })`) when there is one, else the `timeout` key, and by the deadline the invocation
+ * arrived with (propagated from upstream) when that comes sooner. **A timeout of 0 without a deadline means
+ * "do not wait"**: a call that finds the method full is refused at once — never Dubbo's indefinite wait (§8.10).
+ * The wait does not shorten the call itself: once admitted it gets its own timeout, as in Dubbo. A cluster
+ * retry of the invocation is bounded by the deadline it first arrived with, not by the one the protocol invoker
+ * wrote for the failed attempt.
  *
  * Counting goes through the application's `RpcStatusRegistry` (`beginCount(url, method, actives)` on the
  * provider URL), so `getMethodStatus(providerUrl, method).active` shows the calls in flight. When a call ends
@@ -101,8 +103,8 @@ function queueKey(url: URL, method: string): string {
  * retrying, so a waiter woken at the deadline fails even when a slot is free).
  *
  * Errors: the wait timed out (or the deadline had passed) → `RpcError` `timeout`, because the caller's time ran
- * out — the message names the wait, the limit and the calls in flight and waiting; full with `timeout=0` → `RpcError`
- * `limit-exceeded` (nothing waited); aborted while waiting → `cancelled`; application shut down while
+ * out — the message names the wait, the limit and the calls in flight and waiting; full with timeout 0 →
+ * `RpcError` `limit-exceeded` (nothing waited, the limit refused the call); aborted while waiting → `cancelled`; application shut down while
  * waiting → `no-invoker`. The count is released exactly once on every path — result, business error,
  * rejection (including an inner limiter's limit-exceeded error, which Dubbo mistakes for its own, §8.11),
  * synchronous throw, timeout and abort: the "counted" state is held per pass through the filter, never
@@ -112,7 +114,7 @@ function queueKey(url: URL, method: string): string {
  * ```ts
  * // At most 4 calls of each method in flight to each provider; wait up to 200 ms for a slot.
  * const greeter = await app.refer(Greeter, { timeout: 200, parameters: { actives: 4 } });
- * await greeter.$call('sayHello', ['ann'], { timeout: 50 }); // waits at most until this call's deadline
+ * await greeter.$call('sayHello', ['ann'], { timeout: 50 }); // waits at most 50 ms for a slot, then 50 ms for the answer
  * ```
  */
 export class ActiveLimitFilter extends Filter {
@@ -197,8 +199,18 @@ export class ActiveLimitFilter extends Filter {
   }
 
   private wait(invoker: Invoker, invocation: Invocation, url: URL, method: string, max: number, upstream: number | undefined): Promise<Result> {
-    const byDeadline = upstream !== undefined;
-    const budget = byDeadline ? upstream - Date.now() : url.getMethodParameter(method, 'timeout', DEFAULT_TIMEOUT);
+    // The budget of the attempt, as the protocol invoker computes it: the per-call timeout, else the method's
+    // `timeout` key (0: none), shortened by the deadline the invocation arrived with.
+    const timeout = invocation.timeout ?? url.getMethodParameter(method, 'timeout', DEFAULT_TIMEOUT);
+    let budget = timeout;
+    let byDeadline = false;
+    if (upstream !== undefined) {
+      const remaining = upstream - Date.now();
+      if (timeout <= 0 || remaining < timeout) {
+        budget = remaining;
+        byDeadline = true;
+      }
+    }
     if (budget <= 0) {
       return Promise.reject(
         byDeadline
@@ -210,7 +222,7 @@ export class ActiveLimitFilter extends Filter {
           : new RpcError(
               RpcErrorCode.LIMIT_EXCEEDED,
               `Failed to invoke ${describe(url, method)}: actives limit reached, at most ${max} concurrent call${max === 1 ? '' : 's'} ` +
-                `(${this.statuses.getMethodStatus(url, method).active} in flight), and timeout=${budget} allows no wait. ` +
+                `(${this.statuses.getMethodStatus(url, method).active} in flight), and timeout ${budget} allows no wait. ` +
                 `Raise actives (or ${method}.actives), or set a timeout to wait for a free slot.`,
             ),
       );

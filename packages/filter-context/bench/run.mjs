@@ -134,6 +134,6 @@ for (const name of Object.keys(SCENARIOS)) {
 const own = row('top-level copy=false, context + consumercontext').nsPerOp - row('top-level copy=false, no context filters, AsyncLocalStorage enabled').nsPerOp;
 console.log(
   `  of which Node's AsyncLocalStorage promise hooks (on for the whole process after the first RpcContext.run): ` +
-    `${formatNs(extra('top-level copy=false, no context filters, AsyncLocalStorage enabled'))}/op; the filters' own work: ` +
-    `${own >= 0 ? '' : '−'}${formatNs(Math.abs(own))}/op`,
+    `${formatNs(extra('top-level copy=false, no context filters, AsyncLocalStorage enabled'))}/op; both filters vs that floor: ` +
+    `${own >= 0 ? '+' : '−'}${formatNs(Math.abs(own))}/op (differences under ~100 ns between processes are noise)`,
 );

@@ -93,6 +93,12 @@ describe('consumercontext (consumer)', () => {
     expect(placed.nested.deadline as number).toBeGreaterThanOrEqual(before + 100);
   });
 
+  it('bounds a longer per-call timeout of the nested call by the caller\'s deadline', async () => {
+    const { orders } = await shop({ place: (stock, item) => stock.$call('reserve', [item], { timeout: 60_000 }) });
+    const placed = (await orders.place('apple')) as Placed;
+    expect(placed.nested.deadline).toBe(placed.own.deadline);
+  });
+
   it('never passes reserved keys on, and names the calling application in remote.application', async () => {
     const { orders } = await shop();
     const placed = (await orders.$call('place', ['apple'], {

@@ -340,7 +340,7 @@ describe('exactly-once release', () => {
     expect([...seen.values()].reduce((a, b) => a + b, 0)).toBe(total);
     // Every kind of ending happened, many times.
     for (const code of ['ok', 'BusinessError', RpcErrorCode.NETWORK, RpcErrorCode.UNKNOWN, RpcErrorCode.LIMIT_EXCEEDED, RpcErrorCode.TIMEOUT, RpcErrorCode.CANCELLED]) {
-      expect(seen.get(code) ?? 0, code).toBeGreaterThan(20);
+      expect(seen.get(code) ?? 0, code).toBeGreaterThan(5);
     }
     // The limits held (4 for work, 2 for other), and were reached.
     expect([executions.peak.get('work'), executions.peak.get('other')]).toEqual([limit, 2]);

@@ -19,7 +19,6 @@ import { RegistryFactory } from '../registry/registry-factory.js';
 import { Protocol } from '../protocol/protocol.js';
 import { ServiceInvoker } from '../protocol/service-invoker.js';
 import type { Invoker } from '../rpc/invoker.js';
-import { Invocation } from '../rpc/invocation.js';
 import { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
 import { URL, type ParameterValue } from '../rpc/url.js';
 import type { MethodSpec, ServiceDefinition, ServiceImplementation } from '../service/service-definition.js';
@@ -324,7 +323,7 @@ export class WeftApplication {
     const registeredConsumer = consumerUrl.addParameters({ category: 'consumers', check: 'false' });
     try {
       await directory.subscribe();
-      if (options.check !== false && directory.list(Invocation.of('', [])).length === 0) {
+      if (options.check !== false && directory.getAllInvokers().length === 0) {
         throw new RpcError(
           RpcErrorCode.NO_INVOKER,
           `refer(${service.name}): no provider of ${consumerUrl.getServiceKey()} is registered at ${registry.getUrl().toIdentityString()}. ` +

@@ -55,6 +55,7 @@ export class Invocation {
    */
   attemptDeadline: { readonly deadline: number; readonly upstream: number | undefined } | undefined;
   private attachmentMap: Map<string, AttachmentValue> | undefined;
+  private attributeMap: Map<string | symbol, unknown> | undefined = undefined;
 
   constructor(init: InvocationInit);
   /** @internal The allocation-free form used by {@link Invocation.of}. */
@@ -88,6 +89,20 @@ export class Invocation {
    */
   static of(methodName: string, args: unknown[], service?: ServiceDefinition): Invocation {
     return new Invocation(methodName, args, service);
+  }
+
+  /**
+   * A local attribute: per-call state for filters and invokers of this process (Dubbo's invocation attributes).
+   * Never sent to the other side. Use a symbol or a namespaced string as the key.
+   */
+  getAttribute(key: string | symbol): unknown {
+    return this.attributeMap?.get(key);
+  }
+
+  /** Sets a local attribute (see {@link Invocation.getAttribute}). */
+  setAttribute(key: string | symbol, value: unknown): this {
+    (this.attributeMap ??= new Map()).set(key, value);
+    return this;
   }
 
   /** Whether an attachment is set. */

@@ -1,0 +1,21 @@
+import { defineService } from '@weft/core';
+
+/** The tour's service. */
+export const Greeter = defineService('org.weft.demo.Greeter', {
+  sayHello: { args: [String], returns: String },
+  count: { returns: Number },
+});
+
+/** Messages between the tour and its child processes. */
+export type Command =
+  | { readonly type: 'call'; readonly id: number; readonly method: 'sayHello' | 'count'; readonly args: readonly unknown[]; readonly times: number }
+  | { readonly type: 'mock-setting'; readonly id: number }
+  | { readonly type: 'stop'; readonly id: number };
+
+/** One call's outcome, as reported to the tour. */
+export type Outcome = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly code: string; readonly message: string };
+
+/** A reply from a child process. */
+export type Reply =
+  | { readonly type: 'ready'; readonly detail: string }
+  | { readonly type: 'result'; readonly id: number; readonly outcomes?: readonly Outcome[]; readonly value?: unknown };

@@ -1,0 +1,35 @@
+// The tour's provider process: exports Greeter over Triple on loopback, registered in the embedded registry.
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { WeftApplication } from '@weft/core';
+
+import { Greeter } from './greeter.js';
+
+const [registry, port, accessLog] = process.argv.slice(2) as [string, string, string];
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const app = await WeftApplication.start({ root, name: 'demo-provider', registry });
+let served = 0;
+await app.export(
+  Greeter,
+  {
+    sayHello: (name: string) => `Hello, ${name}! (served by pid ${process.pid})`,
+    count: () => ++served,
+  },
+  {
+    protocol: 'tri',
+    port: Number(port),
+    parameters: { accesslog: accessLog, 'accesslog.flush.interval': 200 },
+    // The TPS limit of the tour: 5 sayHello calls per 10 s window.
+    methods: { sayHello: { tps: 5, 'tps.interval': 10_000 } },
+  },
+);
+process.send?.({ type: 'ready', detail: `tri://127.0.0.1:${port}` });
+const stop = async () => {
+  await app.shutdown({ timeout: 2000 });
+  process.exit(0);
+};
+process.on('SIGTERM', () => void stop());
+process.on('message', (message: { type?: string }) => {
+  if (message.type === 'stop') void stop();
+});

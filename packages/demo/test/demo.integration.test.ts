@@ -1,0 +1,21 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+// Runs the tour end to end, exactly as `npm run demo` does after set-up, and checks what it narrates.
+const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+
+describe('npm run demo', () => {
+  it('runs the whole tour and exits 0, narrating each outcome', () => {
+    const run = spawnSync(process.execPath, [main], { encoding: 'utf8', timeout: 120_000 });
+    const output = `${run.stdout}\n${run.stderr}`;
+    expect(output).not.toContain('the tour failed');
+    expect(run.status).toBe(0);
+    expect(output).toContain('✔ normal calls answered by the provider');
+    expect(output).toMatch(/✔ TPS limit: [1-9]\d* of 8 calls rejected with limit-exceeded/);
+    expect(output).toContain('✔ fail mock answered: "Hello from the fallback: the provider is unavailable"');
+    expect(output).toContain('✔ force mock seen: "Hello from the force mock (pushed at runtime)"');
+    expect(output).toMatch(/✔ access log: [1-9]\d* lines in /);
+    expect(output).toContain('Tour complete.');
+  }, 150_000);
+});

@@ -1,0 +1,130 @@
+import { RpcError, RpcErrorCode, type AttachmentValue } from '@weft/core';
+
+import { decodeGrpcMessage, encodeGrpcMessage } from './grpc-status.js';
+import { TripleHeaders } from './triple-keys.js';
+
+/**
+ * Keys that never travel as attachment headers and never become attachments (§A.9): Triple's own headers, and the
+ * keys Dubbo keeps out of the attachment map (`group`, `interface`, `path`, `application`, …). Pseudo-headers
+ * (`:path`, …) are skipped too.
+ */
+export const EXCLUDED_ATTACHMENT_KEYS: ReadonlySet<string> = new Set([
+  'http-status',
+  TripleHeaders.GRPC_STATUS,
+  TripleHeaders.GRPC_MESSAGE,
+  'grpc-status-details-bin',
+  TripleHeaders.GRPC_TIMEOUT,
+  TripleHeaders.GRPC_ENCODING,
+  TripleHeaders.GRPC_ACCEPT_ENCODING,
+  TripleHeaders.CONSUMER_APPNAME,
+  TripleHeaders.SERVICE_VERSION,
+  TripleHeaders.SERVICE_GROUP,
+  TripleHeaders.SERVICE_TIMEOUT,
+  TripleHeaders.HEADER_CONVERT,
+  TripleHeaders.EXCEPTION_CODE,
+  TripleHeaders.ERROR_CODE,
+  'group',
+  'interface',
+  'path',
+  'remote.application',
+  'application',
+  'serialization',
+  TripleHeaders.REST_SERVICE_VERSION,
+  TripleHeaders.REST_SERVICE_GROUP,
+]);
+
+/** Headers the protocol sets itself or HTTP/2 forbids: an attachment under one of these names is not sent. */
+const NOT_SENDABLE: ReadonlySet<string> = new Set([
+  'content-type',
+  'content-length',
+  'te',
+  'host',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'http2-settings',
+]);
+
+/** A header value must be visible ASCII, space or tab (no CR/LF, no characters outside Latin-1 ASCII). */
+const INVALID_VALUE = /[^\t\x20-\x7e]/;
+
+/**
+ * Writes attachments into an outgoing header object (request headers or response trailers), as Dubbo does.
+ *
+ * @remarks Keys are lower-cased; excluded and protocol-owned keys are skipped; numbers and booleans are sent as text.
+ * When a key had upper-case letters, `tri-header-convert` carries the percent-encoded JSON map lower → original so
+ * the peer restores it (e.g. `_TO`).
+ * @throws `RpcError` `serialization` when a value cannot be an HTTP/2 header value (CR, LF, non-ASCII).
+ */
+export function writeAttachmentHeaders(target: Record<string, string>, attachments: ReadonlyMap<string, AttachmentValue>): void {
+  let convert: Record<string, string> | undefined;
+  for (const [key, value] of attachments) {
+    if (value === undefined || value === null) continue;
+    const lower = key.toLowerCase();
+    if (lower.charCodeAt(0) === 58 /* : */ || EXCLUDED_ATTACHMENT_KEYS.has(lower) || NOT_SENDABLE.has(lower)) continue;
+    const text = typeof value === 'string' ? value : String(value);
+    if (INVALID_VALUE.test(text)) {
+      throw new RpcError(
+        RpcErrorCode.SERIALIZATION,
+        `Attachment "${key}" cannot travel as an HTTP/2 header: its value has characters other than visible ASCII, space and tab.`,
+      );
+    }
+    target[lower] = text;
+    if (lower !== key) (convert ??= {})[lower] = key;
+  }
+  if (convert !== undefined) target[TripleHeaders.HEADER_CONVERT] = encodeGrpcMessage(JSON.stringify(convert));
+}
+
+/** Something attachments can be set on: an `Invocation` or a `Result`. */
+export interface AttachmentSink {
+  setAttachment(key: string, value: AttachmentValue): unknown;
+}
+
+/** Header objects as Node delivers them (`IncomingHttpHeaders`, with pseudo-headers). */
+export type InboundHeaders = Readonly<Record<string, string | string[] | number | undefined>>;
+
+/**
+ * Reads attachments from incoming headers (request headers on the server, trailers on the client).
+ *
+ * @remarks Every header that is not a pseudo-header or excluded becomes an attachment (as in Dubbo, `content-type`,
+ * `te`, `user-agent` … included); repeated headers are joined with `, `. Keys listed in `tri-header-convert` get
+ * their original case back. `-bin` headers keep their key and their base64 text: Weft attachments carry no bytes.
+ */
+export function readAttachmentHeaders(headers: InboundHeaders, sink: AttachmentSink): void {
+  const convertHeader = headers[TripleHeaders.HEADER_CONVERT];
+  const convert = typeof convertHeader === 'string' ? parseConvert(convertHeader) : undefined;
+  for (const key in headers) {
+    if (key.charCodeAt(0) === 58 /* : */ || EXCLUDED_ATTACHMENT_KEYS.has(key)) continue;
+    const value = headers[key];
+    if (value === undefined) continue;
+    const text = typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : String(value);
+    const original = convert?.[key];
+    sink.setAttachment(typeof original === 'string' ? original : key, text);
+  }
+}
+
+function parseConvert(value: string): Record<string, unknown> | undefined {
+  try {
+    const parsed: unknown = JSON.parse(decodeGrpcMessage(value));
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
+    const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+    for (const [lower, original] of Object.entries(parsed as Record<string, unknown>)) {
+      // Only a pure case change is honoured: the converted key must lower-case back to the header's name.
+      if (typeof original === 'string' && original.toLowerCase() === lower) out[lower] = original;
+    }
+    return out;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The first value of a header, as a string. */
+export function headerValue(headers: InboundHeaders, name: string): string | undefined {
+  const value = headers[name];
+  if (value === undefined) return undefined;
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return value[0];
+  return String(value);
+}
