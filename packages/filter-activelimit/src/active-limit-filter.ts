@@ -119,7 +119,7 @@ function queueKey(url: URL, method: string): string {
  */
 export class ActiveLimitFilter extends Filter {
   private readonly queues = new Map<string, WaitQueue>();
-  /** The deadline each invocation carried when it first came through (NaN: none), for retries. */
+  /** The deadline an invocation arrived with (NaN: none), noted when one of its attempts failed: for retries. */
   private readonly upstream = new WeakMap<Invocation, number>();
   private waiterCount = 0;
 
@@ -142,11 +142,10 @@ export class ActiveLimitFilter extends Filter {
     const method = invocation.methodName;
     const max = url.getMethodParameter(method, 'actives', 0);
     if (!(max > 0)) return invoker.invoke(invocation);
-    const upstream = this.upstreamDeadline(invocation);
     if ((this.queues.size === 0 || !this.queues.has(queueKey(url, method))) && this.statuses.beginCount(url, method, max)) {
-      return this.run(invoker, invocation, url, method);
+      return this.run(invoker, invocation, url, method, invocation.deadline);
     }
-    return this.wait(invoker, invocation, url, method, max, upstream);
+    return this.wait(invoker, invocation, url, method, max);
   }
 
   /** Rejects every waiting call (`no-invoker`): the application is shutting down. */
@@ -165,13 +164,19 @@ export class ActiveLimitFilter extends Filter {
     }
   }
 
-  /** Calls with a slot counted in; counts it out exactly once, then hands it to the first waiter. */
-  private run(invoker: Invoker, invocation: Invocation, url: URL, method: string): Promise<Result> {
+  /**
+   * Calls with a slot counted in; counts it out exactly once, then hands it to the first waiter. `arrived` is the
+   * deadline the invocation came with: remembered when the attempt fails, for a retry to wait by.
+   */
+  private run(invoker: Invoker, invocation: Invocation, url: URL, method: string, arrived: number | undefined): Promise<Result> {
     const start = performance.now();
     let counted = true;
     const end = (succeeded: boolean) => {
       if (!counted) return;
       counted = false;
+      // Only a failed attempt is retried, and the protocol invoker may have written its own deadline on the
+      // invocation meanwhile: keep the one it arrived with (the first time only).
+      if (!succeeded && !this.upstream.has(invocation)) this.upstream.set(invocation, arrived ?? Number.NaN);
       this.statuses.endCount(url, method, performance.now() - start, succeeded);
       if (this.queues.size > 0) {
         const queue = this.queues.get(queueKey(url, method));
@@ -198,7 +203,8 @@ export class ActiveLimitFilter extends Filter {
     );
   }
 
-  private wait(invoker: Invoker, invocation: Invocation, url: URL, method: string, max: number, upstream: number | undefined): Promise<Result> {
+  private wait(invoker: Invoker, invocation: Invocation, url: URL, method: string, max: number): Promise<Result> {
+    const upstream = this.upstreamDeadline(invocation);
     // The budget of the attempt, as the protocol invoker computes it: the per-call timeout, else the method's
     // `timeout` key (0: none), shortened by the deadline the invocation arrived with.
     const timeout = invocation.timeout ?? url.getMethodParameter(method, 'timeout', DEFAULT_TIMEOUT);
@@ -261,7 +267,7 @@ export class ActiveLimitFilter extends Filter {
         };
         signal.addEventListener('abort', waiter.onAbort, { once: true });
       }
-    }).then(() => this.run(invoker, invocation, url, method));
+    }).then(() => this.run(invoker, invocation, url, method, upstream));
   }
 
   /** Counts slots in for the first waiters while the method has room, and lets them go on, in order. */
@@ -317,13 +323,14 @@ export class ActiveLimitFilter extends Filter {
     );
   }
 
-  /** The deadline the invocation carried on its first pass: a protocol invoker may write one per attempt. */
+  /**
+   * The deadline the invocation arrived with: the current one, unless an earlier attempt failed (a retry), whose
+   * protocol invoker may have replaced it with that attempt's own deadline.
+   */
   private upstreamDeadline(invocation: Invocation): number | undefined {
     const seen = this.upstream.get(invocation);
-    if (seen !== undefined) return Number.isNaN(seen) ? undefined : seen;
-    const deadline = invocation.deadline;
-    this.upstream.set(invocation, deadline ?? Number.NaN);
-    return deadline;
+    if (seen === undefined) return invocation.deadline;
+    return Number.isNaN(seen) ? undefined : seen;
   }
 }
 

@@ -1,6 +1,16 @@
 import { Filter, Result, RpcError, RpcErrorCode, type Invocation, type Invoker } from '@weft/core';
 
-/** The method name of the echo test (what `proxy.$echo(value)` calls). */
+/**
+ * The method name of the echo test.
+ *
+ * @remarks What `proxy.$echo(value)` calls; service definitions cannot declare it (names starting with `$` are
+ * reserved), so it never collides with a real method. {@link EchoFilter} answers it.
+ * @example
+ * ```ts
+ * const answer = await invoker.invoke(new Invocation({ methodName: ECHO_METHOD, args: ['ping'], service: Greeter }));
+ * answer.value; // 'ping'
+ * ```
+ */
 export const ECHO_METHOD = '$echo';
 
 /**
@@ -27,6 +37,7 @@ export const ECHO_METHOD = '$echo';
  * ```
  */
 export class EchoFilter extends Filter {
+  /** Answers `$echo(value)` with `value`; passes every other call on. */
   invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
     if (invocation.methodName !== ECHO_METHOD) return invoker.invoke(invocation);
     const args = invocation.args;

@@ -29,8 +29,8 @@ const STANDARD_PROTOTYPES: ReadonlySet<object> = new Set([
  * 1. the error is an instance (`instanceof`, so subclasses count) of a class the method declares in `throws` →
  *    passes;
  * 2. it is an `RpcError` → passes;
- * 3. it is exactly an `Error`, `TypeError`, `RangeError`, `SyntaxError`, `ReferenceError`, `EvalError` or
- *    `URIError` (classes every consumer rebuilds) → passes;
+ * 3. its class is exactly `Error`, `TypeError`, `RangeError`, `SyntaxError`, `ReferenceError`, `EvalError` or
+ *    `URIError` (classes every consumer rebuilds), whatever its `name` → passes;
  * 4. the called method is unknown (no service definition on the invocation) → passes (nothing to check against);
  * 5. anything else — an undeclared custom error, a `DOMException`, a thrown string — is logged as a warning with
  *    its stack trace (service, method, caller) and replaced by an `UndeclaredError` whose message is
@@ -52,6 +52,7 @@ export class ExceptionFilter extends Filter {
     super();
   }
 
+  /** Passes the call on, then checks the business error its result carries, if any. */
   invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
     return invoker.invoke(invocation).then((result) => (result.hasException() ? this.check(result, invoker.getUrl(), invocation) : result));
   }

@@ -9,7 +9,9 @@
 //       no provider filter (`-default`) — the floor —, then each filter alone, then all four;
 //   (b) the default copying injvm (json), no filter vs all four: what an application actually pays;
 //   (c) an undeclared business error, without and with the exception filter (the wrap + one logged warning);
-//   (d) `$echo` answered by the echo filter vs a real call through the same chain.
+//   (d) `$echo` answered by the echo filter vs a real call through the same chain;
+//   (e) for information, `new AbortController().signal` alone: most of the timeout filter's cost.
+// The token rows include core's share: injvm adds the `token` attachment to every call of a provider with a token.
 // One temporary application links every package (through @weft/test-utils); it is removed at the end.
 import { cpus, loadavg } from 'node:os';
 
@@ -70,7 +72,7 @@ const configs = [
   { key: 'none', label: 'no provider filter (-default)', filter: '-default' },
   { key: 'timeout', label: 'timeout', filter: '-default,timeout' },
   { key: 'exception', label: 'exception', filter: '-default,exception' },
-  { key: 'echo', label: 'echo (a non-$echo call)', filter: '-default,echo' },
+  { key: 'echo', label: 'echo, on a non-$echo call', filter: '-default,echo' },
   { key: 'token', label: 'token', filter: '-default,token', token: true },
   { key: 'all', label: 'all four', filter: undefined, token: true },
 ];
@@ -130,12 +132,19 @@ const rowsD = [
 ];
 printTable('(d) $echo vs a real call, same chain', rowsD, { baseline: rowsD[0].name });
 
+// (e) what most of the timeout filter's cost is: Node's AbortSignal, which the implementation needs per call.
+const signalRow = await measure('new AbortController().signal', () => new AbortController().signal, options);
+printTable('(e) for information: one AbortController with its signal', [signalRow]);
+
 await app.shutdown();
 
 // ---------------------------------------------------------------------------------------------------------------
 
 const floor = rowsA[0];
-const extra = (row, base) => `+${formatNs(row.nsPerOp - base.nsPerOp)}/call`;
+const extra = (row, base) => {
+  const d = row.nsPerOp - base.nsPerOp;
+  return `${d < 0 ? '−' : '+'}${formatNs(Math.abs(d))}/call`;
+};
 const figures = [];
 for (const row of rowsA.slice(1)) {
   figures.push([`${row.name} (zero-copy)`, `${formatNs(row.nsPerOp)}/call = ${formatRatio(row.nsPerOp / floor.nsPerOp)} the bare call (${formatNs(floor.nsPerOp)}), ${extra(row, floor)}`]);
@@ -144,6 +153,7 @@ figures.push(
   ['all four (json copy)', `${formatNs(rowsB[1].nsPerOp)}/call = ${formatRatio(rowsB[1].nsPerOp / rowsB[0].nsPerOp)} the bare copying call (${formatNs(rowsB[0].nsPerOp)}), ${extra(rowsB[1], rowsB[0])}`],
   ['undeclared error wrapped', `${formatNs(rowsC[1].nsPerOp)}/call = ${formatRatio(rowsC[1].nsPerOp / rowsC[0].nsPerOp)} the unwrapped failure (${formatNs(rowsC[0].nsPerOp)}), ${extra(rowsC[1], rowsC[0])}`],
   ['$echo', `${formatNs(rowsD[1].nsPerOp)}/call = ${formatRatio(rowsD[1].nsPerOp / rowsD[0].nsPerOp)} a real call through the same chain`],
+  ['AbortController + signal (Node)', `${formatNs(signalRow.nsPerOp)} — of the timeout filter's ${extra(rowsA[1], floor).slice(1)}`],
 );
 console.log('\nFigures:');
 const labelWidth = Math.max(...figures.map(([label]) => label.length));

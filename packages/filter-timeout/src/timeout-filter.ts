@@ -1,7 +1,17 @@
 import { Filter, Logger, RpcError, RpcErrorCode, type Invocation, type Invoker, type Result, type URL } from '@weft/core';
 import { DeadlineWheel, Inject, safeLog } from '@weft/core/spi';
 
-/** The provider timeout when the URL sets none, in ms (Dubbo's default). */
+/**
+ * The provider timeout when the URL sets none, in ms.
+ *
+ * @remarks Dubbo's default. Read by {@link TimeoutFilter} when neither `<method>.timeout` nor `timeout` is set on
+ * the provider URL; `timeout=0` (or less) disables the provider timeout instead.
+ * @example
+ * ```ts
+ * await app.export(Greeter, impl);                   // budget: DEFAULT_PROVIDER_TIMEOUT (1000 ms)
+ * await app.export(Greeter, impl, { timeout: 0 });   // no provider budget (the consumer's deadline still counts)
+ * ```
+ */
 export const DEFAULT_PROVIDER_TIMEOUT = 1000;
 
 /** Resolution of the deadline checks, in ms: a call is aborted at most this late. */
@@ -24,8 +34,9 @@ type Bound = 'provider timeout' | 'consumer deadline';
  *   default 1000 ms; `0` or less: no provider timeout), counted from the call's arrival;
  * - the absolute `invocation.deadline` propagated from the consumer (its own timeout or per-call deadline).
  *
- * For a call with a budget the filter creates an `AbortController` and sets `invocation.signal` to its signal
- * (combined with any signal already there, such as the consumer's cancellation, with `AbortSignal.any`) and
+ * For a call with a budget the filter makes the invocation's signal abortable (`invocation.enableAbort()`: the
+ * signal is created only if someone reads it, and follows any signal already there, such as the consumer's
+ * cancellation) and
  * `invocation.deadline` to the effective deadline, so the implementation can observe both — through
  * `RpcContext.current()?.signal` when the `context` filter is installed, or from the invocation in a custom
  * filter. When the budget runs out first, the filter
@@ -66,6 +77,10 @@ export class TimeoutFilter extends Filter {
     return this.wheel.size;
   }
 
+  /**
+   * Runs the rest of the chain within the call's budget: rejects with `timeout` when it runs out, with
+   * `timeout-terminate` when it ran out before the call arrived.
+   */
   invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
     const upstream = invocation.deadline;
     const url = invoker.getUrl();
@@ -84,15 +99,9 @@ export class TimeoutFilter extends Filter {
       bound = 'provider timeout';
     }
 
-    const controller = new AbortController();
-    const outer = invocation.signal;
-    let unlink: (() => void) | undefined;
-    if (outer === undefined) invocation.signal = controller.signal;
-    else if (typeof AbortSignal.any === 'function') invocation.signal = AbortSignal.any([outer, controller.signal]);
-    else {
-      unlink = follow(outer, controller);
-      invocation.signal = controller.signal;
-    }
+    // The signal is created lazily by the invocation — only if the implementation reads it — and follows the
+    // caller's signal; `abort()` aborts it (or makes later reads see it aborted).
+    invocation.enableAbort();
     invocation.deadline = deadline;
 
     let resolve!: (result: Result) => void;
@@ -111,8 +120,7 @@ export class TimeoutFilter extends Filter {
         `invoke timed out: service ${serviceOf(url)}, method ${invocation.methodName}, elapsed ${elapsed} ms ` +
           `(budget ${budget} ms, ${bound}); the implementation's signal was aborted and the call failed with "timeout".`,
       );
-      unlink?.();
-      controller.abort(new DOMException(`${where} exceeded its ${bound} of ${budget} ms.`, 'TimeoutError'));
+      invocation.abort(new DOMException(`${where} exceeded its ${bound} of ${budget} ms.`, 'TimeoutError'));
       reject(new RpcError(RpcErrorCode.TIMEOUT, `Provider gave up on ${where} after ${elapsed} ms: it exceeded its ${bound} of ${budget} ms.`));
     });
 
@@ -122,18 +130,15 @@ export class TimeoutFilter extends Filter {
     } catch (error) {
       // A synchronous throw stays synchronous (the chain reports it to every outer filter's onError).
       entry.cancel();
-      unlink?.();
       throw error;
     }
     pending.then(
       (result) => {
-        unlink?.();
         if (entry.settled) return; // expired: the caller already got its timeout
         entry.cancel();
         resolve(result);
       },
       (error: unknown) => {
-        unlink?.();
         if (entry.settled) return;
         entry.cancel();
         reject(error);
@@ -181,19 +186,6 @@ export class TimeoutFilter extends Filter {
   }
 }
 
-/**
- * `AbortSignal.any` for Node 20.0–20.2: `controller` follows `outer` until the call settles (then the listener is
- * removed, so a long-lived outer signal does not collect one listener per call).
- */
-function follow(outer: AbortSignal, controller: AbortController): (() => void) | undefined {
-  if (outer.aborted) {
-    controller.abort(outer.reason);
-    return undefined;
-  }
-  const onAbort = () => controller.abort(outer.reason);
-  outer.addEventListener('abort', onAbort, { once: true });
-  return () => outer.removeEventListener('abort', onAbort);
-}
 
 function serviceOf(url: URL): string {
   return url.getServiceKey() ?? url.path;

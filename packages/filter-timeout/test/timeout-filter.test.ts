@@ -158,7 +158,7 @@ describe('provider timeout', () => {
     // The cluster may word its own message around the provider's; the provider's is kept.
     expect(error.message).toMatch(/Provider gave up on org\.acme\.Reports\.slow\(\) after \d+ ms: it exceeded its provider timeout of 60 ms\.$/);
     expect(took).toBeGreaterThanOrEqual(55);
-    expect(took).toBeLessThan(1000);
+    expect(took).toBeLessThan(2500); // well before the implementation would have finished (3000 ms)
     expect(seen.signal?.aborted).toBe(true);
     expect(seen.signal?.reason).toBeInstanceOf(DOMException);
     expect((seen.signal?.reason as DOMException).name).toBe('TimeoutError');
@@ -169,7 +169,7 @@ describe('provider timeout', () => {
     expect(warnings[0]).toMatch(/^invoke timed out: service org\.acme\.Reports, method slow, elapsed (\d+) ms \(budget 60 ms, provider timeout\)/);
     const elapsed = Number(/elapsed (\d+) ms/.exec(warnings[0] as string)?.[1]);
     expect(elapsed).toBeGreaterThanOrEqual(60);
-    expect(elapsed).toBeLessThan(1000);
+    expect(elapsed).toBeLessThan(2500);
   });
 
   it('sets the effective deadline on the invocation and uses the method-level timeout over the service one', async () => {
@@ -234,7 +234,7 @@ describe('consumer deadline', () => {
 
     expect(seen.signal?.aborted).toBe(true);
     expect(abortedAt).toBeGreaterThanOrEqual(35);
-    expect(abortedAt).toBeLessThan(1000);
+    expect(abortedAt).toBeLessThan(2500); // the provider's own timeout is 5000 ms
     await vi.waitFor(() => expect(logger.of('warn')).toHaveLength(1));
     expect(logger.of('warn')[0]).toMatch(/service org\.acme\.Reports, method slow, elapsed \d+ ms \(budget \d+ ms, consumer deadline\)/);
   });
@@ -304,7 +304,7 @@ describe('timers', () => {
     const reports = await app.refer(Reports, { retries: 0, timeout: 0 });
     const filter = filters.getExtension('timeout') as TimeoutFilter;
 
-    const calls = Array.from({ length: 50 }, () => reports.slow(40));
+    const calls = Array.from({ length: 50 }, () => reports.slow(300));
     await vi.waitFor(() => expect(seen.calls).toBe(50));
     expect(filter.watched).toBe(50);
     expect(ours).toHaveLength(1);

@@ -3,7 +3,16 @@ import { isConfigNotEmpty } from '@weft/core/spi';
 
 import { SecretMatcher } from './constant-time-equal.js';
 
-/** The URL key and attachment carrying the token. */
+/**
+ * The URL key and the attachment that carry the token.
+ *
+ * @remarks On the provider URL it activates {@link TokenFilter} and holds the expected token; on a call, the
+ * attachment holds the token the consumer sends (the filter removes it once checked).
+ * @example
+ * ```ts
+ * await greeter.$call('sayHello', ['ann'], { attachments: { [TOKEN_KEY]: 's3cret' } });
+ * ```
+ */
 export const TOKEN_KEY = 'token';
 
 /**
@@ -35,6 +44,7 @@ export class TokenFilter extends Filter {
   /** The provider's token, prepared for comparison, per provider URL (URLs are immutable); `null`: none. */
   private readonly tokens = new WeakMap<URL, SecretMatcher | null>();
 
+  /** Checks the call's token against the provider URL's, then passes the call on without it. */
   invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
     const url = invoker.getUrl();
     const expected = this.tokenOf(url);

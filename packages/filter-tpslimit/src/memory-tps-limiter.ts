@@ -1,7 +1,7 @@
 import type { Invocation, URL } from '@weft/core';
 
 import { TpsLimiter } from './tps-limiter.js';
-import { tpsRuleOf } from './tps-rule.js';
+import { tpsRuleOf, type TpsRule } from './tps-rule.js';
 
 /** One fixed window: how many calls it admitted since it started. */
 interface Window {
@@ -56,6 +56,8 @@ const monotonic = (): number => performance.now();
  */
 export class MemoryTpsLimiter extends TpsLimiter {
   private readonly services = new Map<string, ServiceWindows>();
+  /** Rules read from each URL, per method: URLs are immutable, so a replaced URL is simply a new key. */
+  private readonly rules = new WeakMap<URL, Map<string, TpsRule>>();
   /** No window can expire before this time: sweeps happen only from then on. */
   private nextSweep = Number.POSITIVE_INFINITY;
   private windowCount = 0;
@@ -72,7 +74,11 @@ export class MemoryTpsLimiter extends TpsLimiter {
 
   isAllowable(url: URL, invocation: Invocation): boolean {
     const method = invocation.methodName;
-    const { rate, interval, scope } = tpsRuleOf(url, method);
+    let byMethod = this.rules.get(url);
+    if (byMethod === undefined) this.rules.set(url, (byMethod = new Map()));
+    let rule = byMethod.get(method);
+    if (rule === undefined) byMethod.set(method, (rule = tpsRuleOf(url, method)));
+    const { rate, interval, scope } = rule;
     if (rate === 0) return true;
     const now = this.clock();
     if (now >= this.nextSweep) this.sweep(now);

@@ -294,7 +294,7 @@ export class ZookeeperClient {
   }
 
   private onState(code: number): void {
-    if (this.state === 'closed') return;
+    if (this.state === 'closed' || this.state === 'expired') return;
     const { State } = zookeeper;
     if (code === State.SYNC_CONNECTED.code || code === State.CONNECTED_READ_ONLY.code) this.setState('connected');
     else if (code === State.DISCONNECTED.code) this.setState(this.state === 'connecting' ? 'connecting' : 'disconnected');

@@ -41,8 +41,11 @@ export class Invocation {
   readonly methodName: string;
   /** The call's arguments. */
   args: unknown[];
-  /** Aborts the call. */
-  signal: AbortSignal | undefined;
+  #externalSignal: AbortSignal | undefined = undefined;
+  #controller: AbortController | undefined = undefined;
+  #abortable = false;
+  #abortRequested = false;
+  #abortReason: unknown = undefined;
   /** Absolute deadline in epoch milliseconds, if any. */
   deadline: number | undefined;
   /** The service called, when known. */
@@ -64,7 +67,6 @@ export class Invocation {
     if (typeof init === 'string') {
       this.methodName = init;
       this.args = args as unknown[];
-      this.signal = undefined;
       this.deadline = undefined;
       this.service = service;
       this.timeout = undefined;
@@ -74,7 +76,7 @@ export class Invocation {
     }
     this.methodName = init.methodName;
     this.args = init.args === undefined ? [] : [...init.args];
-    this.signal = init.signal;
+    this.#externalSignal = init.signal;
     this.deadline = init.deadline;
     this.service = init.service;
     this.timeout = init.timeout;
@@ -108,6 +110,55 @@ export class Invocation {
   /** Whether an attachment is set. */
   hasAttachment(key: string): boolean {
     return this.attachmentMap?.has(key) ?? false;
+  }
+
+  /**
+   * Aborts when the call is cancelled or its time is up.
+   *
+   * @remarks The caller's signal, if any. Once {@link Invocation.enableAbort} was called (the provider's timeout
+   * filter does), reading it gives a signal that {@link Invocation.abort} aborts — created only when someone
+   * reads it, so calls whose implementation never looks pay nothing; it also follows the caller's signal.
+   */
+  get signal(): AbortSignal | undefined {
+    if (this.#controller !== undefined) return this.#controller.signal;
+    if (!this.#abortable) return this.#externalSignal;
+    const controller = new AbortController();
+    this.#controller = controller;
+    const external = this.#externalSignal;
+    if (this.#abortRequested) controller.abort(this.#abortReason);
+    else if (external !== undefined) {
+      if (external.aborted) controller.abort(external.reason);
+      else external.addEventListener('abort', () => controller.abort(external.reason), { once: true });
+    }
+    return controller.signal;
+  }
+
+  set signal(signal: AbortSignal | undefined) {
+    this.#externalSignal = signal;
+    if (this.#controller !== undefined && !this.#controller.signal.aborted) {
+      this.#controller = undefined;
+    }
+  }
+
+  /** Makes {@link Invocation.signal} abortable by {@link Invocation.abort} (lazily: nothing is created until read). */
+  enableAbort(): void {
+    this.#abortable = true;
+  }
+
+  /** Aborts the call's signal with `reason` (see {@link Invocation.enableAbort}); later reads see it aborted. */
+  abort(reason?: unknown): void {
+    if (this.#controller !== undefined) {
+      this.#controller.abort(reason);
+      return;
+    }
+    this.#abortable = true;
+    this.#abortRequested = true;
+    this.#abortReason = reason;
+  }
+
+  /** Whether {@link Invocation.abort} was called or the caller's signal aborted. */
+  get aborted(): boolean {
+    return this.#abortRequested || this.#controller?.signal.aborted === true || this.#externalSignal?.aborted === true;
   }
 
   /** Whether any attachment is set (without creating the attachment map). */

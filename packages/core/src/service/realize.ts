@@ -113,8 +113,10 @@ export interface ErrorData {
 export function errorToData(error: unknown): ErrorData {
   if (!(error instanceof Error)) return { name: 'Error', message: String(error) };
   const data: Record<string, unknown> = { name: errorName(error), message: error.message };
+  const classes = classChain(error);
+  if (classes.length > 1) data['classes'] = classes.join(',');
   for (const key of Object.keys(error)) {
-    if (UNSAFE_KEYS.has(key) || key === 'stack' || key === 'cause') continue;
+    if (UNSAFE_KEYS.has(key) || key === 'stack' || key === 'cause' || key === 'classes') continue;
     const v = (error as unknown as Record<string, unknown>)[key];
     if (v === null || ['string', 'number', 'boolean'].includes(typeof v)) data[key] = v;
   }
@@ -132,6 +134,17 @@ const STANDARD_ERRORS: readonly (abstract new (...args: never[]) => Error)[] = [
 ];
 
 /** The name an error travels under: its `name`, or its class name when it merely inherits a standard error's. */
+/** The class names of an error, own class first, up to (excluding) `Error`: lets a subclass of a declared error be rebuilt as it. */
+function classChain(error: Error): string[] {
+  const names: string[] = [];
+  for (let proto = Object.getPrototypeOf(error) as { constructor?: { name?: string } } | null; proto !== null && proto !== Error.prototype; proto = Object.getPrototypeOf(proto) as typeof proto) {
+    const name = proto.constructor?.name;
+    if (typeof name === 'string' && name !== '') names.push(name);
+    if (names.length >= 8) break;
+  }
+  return names;
+}
+
 function errorName(error: Error): string {
   const name = error.name;
   const ctor = (error as { constructor?: unknown }).constructor;
@@ -148,18 +161,29 @@ function errorName(error: Error): string {
 }
 
 /**
- * Rebuilds an error from {@link ErrorData}: an instance of the declared error class (or standard error class such
- * as `TypeError`) whose `name` matches — created without running its constructor — else a plain `Error` carrying
- * the name.
+ * Rebuilds an error from {@link ErrorData}: an instance of the first declared error class found in the error's
+ * class chain (so a subclass of a declared error arrives as the declared class), or of the standard error class
+ * (`TypeError`…) of that name — created without running its constructor; an `RpcError` as an `RpcError` with its
+ * code; else a plain `Error` carrying the name.
  *
  * @remarks The other data properties become own properties of the error; `message` is non-enumerable as on a
  * native error, and `name` is an own property only when the class does not already answer it.
  */
 export function errorFromData(data: ErrorData, declared: readonly (abstract new (...args: never[]) => Error)[] = []): Error {
-  const cls = declared.find((c) => c.name === data.name) ?? STANDARD_ERRORS.find((c) => c.name === data.name);
+  if (data.name === 'RpcError' && typeof data['code'] === 'string' && (Object.values(RpcErrorCode) as string[]).includes(data['code'])) {
+    return new RpcError(data['code'] as RpcErrorCode, data.message);
+  }
+  const chain = typeof data['classes'] === 'string' ? data['classes'].split(',') : [data.name];
+  if (!chain.includes(data.name)) chain.unshift(data.name);
+  let cls: (abstract new (...args: never[]) => Error) | undefined;
+  for (const name of chain) {
+    cls = declared.find((c) => c.name === name);
+    if (cls !== undefined) break;
+  }
+  cls ??= STANDARD_ERRORS.find((c) => c.name === data.name);
   const error = (cls !== undefined ? Object.create(cls.prototype as object) : new Error(data.message)) as Error & Record<string, unknown>;
   for (const key of Object.keys(data)) {
-    if (UNSAFE_KEYS.has(key)) continue;
+    if (UNSAFE_KEYS.has(key) || key === 'classes') continue;
     if (cls !== undefined && (key === 'message' || (key === 'name' && error.name === data.name))) continue;
     error[key] = data[key];
   }

@@ -1,0 +1,288 @@
+import { ExtensionError, URL } from '@weft/core';
+import { explainActivation, isConfigNotEmpty, type ActivateCandidate, type ActivateMetadata, type ManifestRecord } from '@weft/core/spi';
+
+import { booleanFlag, listFlag, stringFlag, type ParsedArgs } from '../args.js';
+import { HELP_OPTION, JSON_OPTION, ROOT_OPTION, type Command, type CommandContext } from '../command.js';
+import { ExitCode, formatTable, toJson, UsageError } from '../io.js';
+import { discoverProject, displayPath, findProjectRoot } from '../project.js';
+
+const FILTER_POINT = 'weft.rpc.Filter';
+/** What `defineService` accepts as an interface name. */
+const SERVICE_NAME = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/;
+const METHOD_NAME = /^[A-Za-z_][A-Za-z0-9_$]*$/;
+
+/** Dubbo's comma split, as the loader applies it to a filter list. */
+function splitCommaList(value: string): string[] {
+  const parts = value.split(/\s*,+\s*/);
+  while (parts.length > 0 && parts[parts.length - 1] === '') parts.pop();
+  return parts;
+}
+
+/** Which URL parameter activated an extension automatically. */
+interface ActivatedBy {
+  readonly key: string;
+  readonly value: string;
+  /** Set when a method-level parameter (`<method>.<key>`) did it. */
+  readonly method: string | undefined;
+}
+
+/** Mirrors the loader's condition check, and says which parameter (plain, else which method's) made it hold. */
+function activatedBy(meta: ActivateMetadata, url: URL): ActivatedBy | undefined {
+  for (const { key, expected } of meta.conditions) {
+    const plain = url.getParameter(key);
+    if (plain !== undefined && plain !== '') {
+      if (expected !== undefined ? expected === plain : isConfigNotEmpty(plain)) return { key, value: plain, method: undefined };
+      continue;
+    }
+    const any = url.getAnyMethodParameter(key);
+    if (any === undefined || !(expected !== undefined ? expected === any : isConfigNotEmpty(any))) continue;
+    return { key, value: any, method: methodSetting(url, key, any) };
+  }
+  return undefined;
+}
+
+/** The method whose `<method>.<key>` parameter `getAnyMethodParameter(key)` returned. */
+function methodSetting(url: URL, key: string, value: string): string | undefined {
+  const listed = url.getParameter('methods');
+  const order = listed ? splitCommaList(listed.trim()) : [...url.parameters.keys()].filter((k) => k.endsWith(`.${key}`)).map((k) => k.slice(0, k.indexOf('.')));
+  return order.find((m) => url.getMethodParameterStrict(m, key) === value);
+}
+
+interface Explained {
+  readonly name: string;
+  readonly package: string;
+  readonly manifest: string;
+  readonly position: number;
+  readonly reason: string;
+  readonly detail: string;
+  readonly activatedBy: ActivatedBy | undefined;
+}
+
+/** Builds the URL to explain from the argument and flags. */
+function buildUrl(args: ParsedArgs): { url: URL; side: 'provider' | 'consumer'; notes: string[] } {
+  if (args.positionals.length === 0) throw new UsageError('missing <url-or-service>: give a service interface name (org.acme.Greeter) or a URL');
+  if (args.positionals.length > 1) throw new UsageError(`expected one <url-or-service>, got ${args.positionals.length}: ${args.positionals.join(' ')}`);
+  const input = (args.positionals[0] as string).trim();
+  const sideFlag = stringFlag(args, 'side') as 'provider' | 'consumer' | undefined;
+  const notes: string[] = [];
+  let url: URL;
+  if (!input.includes('://') && !input.includes('/')) {
+    if (!SERVICE_NAME.test(input)) {
+      throw new UsageError(
+        `unknown service "${input}": not a service interface name (dotted identifiers such as org.acme.Greeter) and not a URL (protocol://host/interface?key=value)`,
+      );
+    }
+    if (sideFlag === undefined) throw new UsageError('missing --side provider|consumer: which chain to explain');
+    url = new URL({ protocol: sideFlag, host: '127.0.0.1', path: input, parameters: { interface: input, side: sideFlag } });
+  } else {
+    try {
+      url = URL.parse(input);
+    } catch (error) {
+      throw new UsageError(`cannot parse the URL "${input}": ${(error as Error).message}`);
+    }
+    const iface = url.getServiceInterface();
+    if (iface === undefined) throw new UsageError(`the URL "${input}" names no service: put the interface in its path (tri://host:port/org.acme.Greeter) or an interface= parameter`);
+    if (!SERVICE_NAME.test(iface)) {
+      throw new UsageError(`unknown service "${iface}" in "${input}": not a service interface name (dotted identifiers such as org.acme.Greeter)`);
+    }
+  }
+  const urlSide = url.getSide() ?? (url.protocol === 'consumer' || url.protocol === 'provider' ? url.protocol : undefined);
+  const side = sideFlag ?? (urlSide === 'provider' || urlSide === 'consumer' ? urlSide : undefined);
+  if (side === undefined) throw new UsageError('missing --side provider|consumer (the URL has no side=provider|consumer parameter)');
+  if (urlSide !== undefined && urlSide !== side) notes.push(`the URL says side=${urlSide}; explaining the ${side} chain as --side asks`);
+  url = url.addParameter('side', side);
+
+  const method = stringFlag(args, 'method');
+  if (method !== undefined) {
+    if (!METHOD_NAME.test(method)) throw new UsageError(`--method "${method}" is not a method name (an identifier)`);
+    const methods = url.getParameter('methods');
+    if (methods && !splitCommaList(methods.trim()).includes(method)) {
+      notes.push(`the URL's methods=${methods} does not list ${method}: activation ignores its method-level keys`);
+    }
+  }
+  const params: Record<string, string> = {};
+  for (const pair of listFlag(args, 'param')) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0 || eq === pair.length - 1) throw new UsageError(`--param "${pair}" must be key=value with a non-empty key and value`);
+    params[method !== undefined ? `${method}.${pair.slice(0, eq)}` : pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  url = url.addParameters(params);
+  const filter = stringFlag(args, 'filter');
+  if (filter !== undefined) {
+    const key = side === 'provider' ? 'service.filter' : 'reference.filter';
+    url = filter.trim() === '' ? url.removeParameter(key) : url.addParameter(key, filter);
+  }
+  return { url, side, notes };
+}
+
+async function run(args: ParsedArgs, ctx: CommandContext): Promise<number> {
+  const { url, side, notes } = buildUrl(args);
+  const root = findProjectRoot(ctx.io.cwd, stringFlag(args, 'root'));
+  const index = discoverProject(root);
+  const filterKey = side === 'provider' ? 'service.filter' : 'reference.filter';
+  const rawList = url.getParameter(filterKey);
+  const values = rawList === undefined || rawList === '' ? undefined : splitCommaList(rawList);
+
+  const records = index.records.get(FILTER_POINT) ?? [];
+  const extensions = records.filter((r) => r.entry.kind === 'extension');
+  const wrappers = records.filter((r) => r.entry.kind === 'wrapper');
+  const byName = new Map<string, ManifestRecord[]>();
+  for (const r of extensions) {
+    const list = byName.get(r.entry.name);
+    if (list === undefined) byName.set(r.entry.name, [r]);
+    else list.push(r);
+  }
+  const errors: string[] = [];
+  const warnings: string[] = [...notes];
+  const candidates: ActivateCandidate[] = [];
+  const clashes: Explained[] = [];
+  for (const [name, list] of byName) {
+    const first = list[0] as ManifestRecord;
+    if (list.length === 1) {
+      candidates.push({ name, activate: first.entry.activate });
+      continue;
+    }
+    const who = list.map((r) => `${r.pkg.name}@${r.pkg.version} (${displayPath(root, r.manifestPath)})`).join(' and ');
+    errors.push(`filter "${name}" is declared by ${who}: the loader refuses the name, so the application does not start. Uninstall or rename one (see weft doctor).`);
+    clashes.push({ name, package: list.map((r) => `${r.pkg.name}@${r.pkg.version}`).join(', '), manifest: displayPath(root, first.manifestPath), position: -1, reason: 'clash', detail: `declared by ${who}`, activatedBy: undefined });
+  }
+  for (const p of index.problems.filter((p) => p.pointId === FILTER_POINT)) {
+    errors.push(`invalid filter manifest ${displayPath(root, p.file)}: ${p.message} (it contributes no filters, and loading weft.rpc.Filter fails)`);
+  }
+  for (const name of values ?? []) {
+    const bare = name.trim();
+    if (bare === '' || bare === 'default' || bare === '-default') continue;
+    const wanted = bare.startsWith('-') ? bare.slice(1) : bare;
+    if (byName.has(wanted)) continue;
+    if (bare.startsWith('-')) warnings.push(`${filterKey} removes "${wanted}", which is not installed: the removal has no effect`);
+    else errors.push(`${filterKey} names "${wanted}", which is not installed: the application refuses this URL at ${side === 'provider' ? 'export' : 'refer'} time. Installed filters: ${[...byName.keys()].sort().join(', ') || '(none)'}.`);
+  }
+
+  let explained: { readonly order: readonly string[]; readonly verdicts: readonly { name: string; position: number; reason: string; detail: string }[] };
+  try {
+    explained = explainActivation(FILTER_POINT, candidates, url, values, side);
+  } catch (error) {
+    if (!(error instanceof ExtensionError)) throw error;
+    ctx.err(`weft explain: ${error.message} [${error.code}]\n`);
+    return ExitCode.FAILURE;
+  }
+  const recordOf = (name: string) => (byName.get(name) ?? [])[0] as ManifestRecord;
+  const describe = (v: { name: string; position: number; reason: string; detail: string }): Explained => {
+    const record = recordOf(v.name);
+    const meta = record.entry.activate;
+    return {
+      name: v.name,
+      package: `${record.pkg.name}@${record.pkg.version}`,
+      manifest: displayPath(root, record.manifestPath),
+      position: v.position,
+      reason: v.reason,
+      detail: v.detail,
+      activatedBy: v.reason === 'activated' && meta !== undefined ? activatedBy(meta, url) : undefined,
+    };
+  };
+  const verdicts = explained.verdicts.map(describe);
+  // Dubbo keeps duplicates when `default` is expanded next to an explicit name; show the chain as built.
+  const chain = explained.order.map((name, position) => ({ ...(verdicts.find((v) => v.name === name) as Explained), position }));
+  const excluded = [...verdicts.filter((v) => v.position < 0), ...clashes].sort((a, b) => a.name.localeCompare(b.name));
+
+  if (booleanFlag(args, 'json')) {
+    ctx.out(
+      toJson({
+        root,
+        service: url.getServiceInterface(),
+        side,
+        group: side,
+        filterKey,
+        url: url.toString(),
+        filterList: values ?? null,
+        chain,
+        excluded,
+        wrappers: wrappers.map((w) => ({ name: w.entry.name, package: `${w.pkg.name}@${w.pkg.version}`, order: w.entry.wrapper?.order ?? 0 })),
+        errors,
+        warnings,
+      }),
+    );
+    return errors.length > 0 ? ExitCode.FAILURE : ExitCode.OK;
+  }
+  const title = side === 'provider' ? 'Provider' : 'Consumer';
+  ctx.out(`${title} filter chain of ${url.getServiceInterface() as string}\n`);
+  ctx.out(`  URL          ${url.toString()}\n`);
+  ctx.out(`  filter list  ${filterKey} = ${rawList ? rawList : '(not set: automatic activation only)'}\n`);
+  ctx.out(`  installed    ${byName.size} filter${byName.size === 1 ? '' : 's'} found from ${root}\n\n`);
+  const links = chain.length > 0 ? chain.map((c) => c.name).join(' → ') : '(no filters)';
+  ctx.out(side === 'provider' ? `  exporter → [ ${links} ] → service implementation\n` : `  proxy → cluster → [ ${links} ] → protocol invoker\n`);
+  if (chain.length > 0) {
+    ctx.out('\nIn the chain (outermost first):\n');
+    ctx.out(formatTable(['#', 'NAME', 'PACKAGE', 'WHY'], chain.map((c) => [String(c.position + 1), c.name, c.package, why(c)])));
+  }
+  if (excluded.length > 0) {
+    ctx.out('\nNot in the chain:\n');
+    ctx.out(formatTable(['NAME', 'PACKAGE', 'WHY'], excluded.map((c) => [c.name, c.package, c.detail])));
+  }
+  if (wrappers.length > 0) {
+    ctx.out(`\nEvery filter is wrapped by: ${wrappers.map((w) => `${w.entry.name} (${w.pkg.name}@${w.pkg.version})`).join(', ')}\n`);
+  }
+  for (const warning of warnings) ctx.err(`weft explain: warning: ${warning}\n`);
+  for (const error of errors) ctx.err(`weft explain: error: ${error}\n`);
+  return errors.length > 0 ? ExitCode.FAILURE : ExitCode.OK;
+}
+
+function why(c: Explained): string {
+  const by = c.activatedBy;
+  if (by === undefined) return c.detail;
+  if (by.method === undefined) return `${c.detail}: ${by.key}=${by.value}`;
+  return `${c.detail}: ${by.method}.${by.key}=${by.value} (method level: in every method's chain, applied to ${by.method} calls)`;
+}
+
+/** `weft explain`. @internal */
+export const explainCommand: Command = {
+  name: 'explain',
+  summary: 'show the exact filter chain a URL gets, and why every installed filter is in or out',
+  usage: [
+    'explain --side provider|consumer <service> [--param key=value]... [--method <m>] [--filter <list>]',
+    'explain [--side provider|consumer] <url> [--param key=value]... [--method <m>] [--filter <list>]',
+  ],
+  description: `
+Computes the filter chain that an export (--side provider: group "provider", list key service.filter) or a
+reference (--side consumer: group "consumer", list key reference.filter) of that URL gets, in order (the first
+filter is outermost), with exactly the loader's rules — and for every installed filter why it is in or out:
+activated automatically (group and URL key), named explicitly in the filter list, removed by "-name", removed
+with every automatic one by "-default", in another group, missing its URL key, or never activated because it
+has no activation metadata. Only manifests are read (META-INF/weft/weft.rpc.Filter.json of the packages found
+from --root); no filter code is imported.
+
+<service> is an interface name (org.acme.Greeter); the URL is then
+provider|consumer://127.0.0.1/<service>?interface=<service>&side=<side> plus --param keys. A <url> is parsed as
+Weft parses URLs (tri://10.0.0.5:50051/org.acme.Greeter?tps=100&service.filter=-accesslog); its side= parameter
+is the default --side.
+
+Method-level keys (--method): Weft builds one chain per export or reference, not per method. A filter whose
+activation key is set for one method only (sayHello.tps=5) is activated as if the key were set for the whole
+service — activation reads the plain key, and when it is missing or empty, the first method-level value of any
+method — so it is in the chain of every method, and at call time reads the value of the called method
+(getMethodParameter) and leaves the other methods alone. --method <m> writes the --param keys at method level
+(m.key=value) to show exactly this; it does not build a per-method chain. When the URL has a methods= list, only
+the listed methods' keys count. A value of false, 0, null or N/A (any case) does not activate.`,
+  options: [
+    { name: 'side', kind: 'string', value: 'provider|consumer', choices: ['provider', 'consumer'], description: 'Which chain: provider (export) or consumer (refer).' },
+    { name: 'param', kind: 'list', value: 'key=value', description: 'Add a URL parameter (with --method: a method-level one).' },
+    { name: 'method', kind: 'string', value: '<m>', description: 'Write the --param keys as method-level keys <m>.key.' },
+    { name: 'filter', kind: 'string', value: '<list>', description: 'The filter list (service.filter / reference.filter): names, -name, default, -default.' },
+    ROOT_OPTION,
+    JSON_OPTION,
+    HELP_OPTION,
+  ],
+  examples: [
+    'weft explain --side provider org.acme.Greeter --param tps=100',
+    '# a method-level key puts the filter in every method\'s chain; the filter applies it to sayHello only',
+    'weft explain --side provider org.acme.Greeter --method sayHello --param tps=5',
+    'weft explain --side consumer org.acme.Greeter --filter "-default,mylog"',
+    'weft explain "tri://10.0.0.5:50051/org.acme.Greeter?side=provider&accesslog=true&service.filter=-echo" --json',
+  ],
+  exitCodes: [
+    '0  explained, and the application would accept this configuration',
+    '1  the application would refuse or fail it: the list names a filter that is not installed, a filter name is declared by two packages, a filter manifest is invalid, before/after constraints form a cycle',
+    '2  usage error: missing --side, unparsable URL, a name that is not a service interface',
+  ],
+  run,
+};

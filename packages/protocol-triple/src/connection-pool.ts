@@ -1,0 +1,329 @@
+import http2, { type ClientHttp2Session } from 'node:http2';
+
+import { safeLog, type Logger } from '@weft/core/spi';
+
+/** Settings of the connections to one provider address. */
+export interface ConnectionOptions {
+  /** `host:port` of the provider. */
+  readonly address: string;
+  /** HTTP/2 connections to open (calls are spread over the ready ones). */
+  readonly connections: number;
+  /** Maximum duration of one connection attempt, in ms. */
+  readonly connectTimeout: number;
+  /** First reconnect delay, in ms. */
+  readonly backoff: number;
+  /** Cap of the reconnect delay, in ms. */
+  readonly maxBackoff: number;
+  /** Keepalive PING interval, in ms (0: none). */
+  readonly heartbeat: number;
+  /** HTTP/2 `SETTINGS_MAX_HEADER_LIST_SIZE` advertised to the provider. */
+  readonly maxHeaderListSize: number;
+}
+
+/** Growth factor of the reconnect delay (gRPC's). */
+const BACKOFF_MULTIPLIER = 1.6;
+/** Random spread of each delay: ±20 % (gRPC's). */
+const BACKOFF_JITTER = 0.2;
+/** A session that received GOAWAY within this long after connecting is replaced after a backoff, not at once. */
+const MIN_HEALTHY_LIFETIME = 1000;
+
+/**
+ * The reconnect delay before attempt `attempt` (0-based): `backoff × 1.6^attempt`, capped at `maxBackoff`, ±20 %.
+ *
+ * @example
+ * ```ts
+ * backoffDelay(0, 100, 10_000); // 80…120
+ * backoffDelay(20, 100, 10_000); // 8000…12000
+ * ```
+ */
+export function backoffDelay(attempt: number, backoff: number, maxBackoff: number, random: () => number = Math.random): number {
+  const base = Math.min(maxBackoff, backoff * BACKOFF_MULTIPLIER ** attempt);
+  return Math.max(0, Math.round(base * (1 + BACKOFF_JITTER * (2 * random() - 1))));
+}
+
+/**
+ * One HTTP/2 session in use: counts the streams on it, so the session keeps the process alive only while calls
+ * are in flight (`ref` on the first stream, `unref` after the last).
+ */
+export class SessionHandle {
+  /** Streams in flight on the session. */
+  active = 0;
+
+  constructor(readonly session: ClientHttp2Session) {}
+
+  /** A stream starts. */
+  start(): void {
+    if (this.active++ === 0 && !this.session.destroyed) this.session.ref();
+  }
+
+  /** A stream ended. */
+  end(): void {
+    if (--this.active === 0 && !this.session.destroyed) this.session.unref();
+  }
+}
+
+type ConnectionState = 'idle' | 'connecting' | 'ready' | 'backoff' | 'closed';
+
+/**
+ * One HTTP/2 connection to a provider that reconnects by itself: after a failed attempt or a lost connection it
+ * waits `backoff × 1.6^n` ms (±20 %, capped at `maxBackoff`) and tries again; after GOAWAY it opens a new session
+ * while the old one drains.
+ */
+class TripleConnection {
+  state: ConnectionState = 'idle';
+  private handle: SessionHandle | undefined;
+  private attempts = 0;
+  private connectedAt = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private heartbeatTimer: ReturnType<typeof setInterval> | undefined;
+  private pingPending = false;
+  private waiters: (() => void)[] = [];
+  /** When the next attempt starts (epoch ms), while in backoff. */
+  retryAt = 0;
+  /** Why the last attempt or session failed. */
+  lastError: Error | undefined;
+
+  constructor(
+    private readonly options: ConnectionOptions,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The session calls may use now: the ready one, or the one connecting (requests queue until it connects). */
+  acquire(): SessionHandle | undefined {
+    if (this.state === 'idle') this.open();
+    return this.state === 'ready' || this.state === 'connecting' ? this.handle : undefined;
+  }
+
+  /** Starts connecting if idle; resolves when the current attempt has succeeded or failed. */
+  settled(): Promise<void> {
+    if (this.state !== 'idle' && this.state !== 'connecting') return Promise.resolve();
+    return new Promise((resolve) => {
+      this.waiters.push(resolve);
+      if (this.state === 'idle') this.open();
+      else this.handle?.session.ref();
+    });
+  }
+
+  /** Closes for good: in-flight streams finish, then the session closes; no more reconnects. */
+  close(): void {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    this.clearTimers();
+    this.wake();
+    const handle = this.handle;
+    this.handle = undefined;
+    if (handle !== undefined && !handle.session.destroyed) {
+      handle.session.ref();
+      handle.session.close();
+    }
+  }
+
+  private open(): void {
+    this.clearTimers();
+    this.state = 'connecting';
+    const options = this.options;
+    const session = http2.connect(`http://${options.address}`, {
+      settings: { enablePush: false, maxHeaderListSize: options.maxHeaderListSize },
+      maxHeaderListPairs: 256,
+    });
+    const handle = new SessionHandle(session);
+    this.handle = handle;
+    if (this.waiters.length === 0) session.unref();
+    session.on('error', (error: Error) => {
+      this.lastError = error;
+    });
+    session.once('connect', () => {
+      if (this.handle !== handle) return;
+      if (this.timer !== undefined) clearTimeout(this.timer);
+      this.timer = undefined;
+      this.state = 'ready';
+      this.attempts = 0;
+      this.lastError = undefined;
+      this.connectedAt = Date.now();
+      if (handle.active === 0) session.unref();
+      const socket = session.socket as { setNoDelay?: (noDelay: boolean) => void } | undefined;
+      socket?.setNoDelay?.(true);
+      this.startHeartbeat(handle);
+      this.wake();
+    });
+    session.once('goaway', () => {
+      if (this.handle !== handle || this.state === 'closed') return;
+      // The session drains its streams and closes by itself; new calls need a new one.
+      this.handle = undefined;
+      this.stopHeartbeat();
+      if (Date.now() - this.connectedAt < MIN_HEALTHY_LIFETIME) this.scheduleReconnect();
+      else this.open();
+    });
+    session.once('close', () => {
+      if (this.handle !== handle || this.state === 'closed') return;
+      this.handle = undefined;
+      this.stopHeartbeat();
+      this.scheduleReconnect();
+    });
+    this.timer = setTimeout(() => {
+      if (this.handle !== handle || this.state !== 'connecting') return;
+      this.lastError = new Error(`connect timeout after ${options.connectTimeout} ms`);
+      session.destroy();
+    }, options.connectTimeout);
+    this.timer.unref?.();
+  }
+
+  private scheduleReconnect(): void {
+    const delay = backoffDelay(this.attempts++, this.options.backoff, this.options.maxBackoff);
+    this.state = 'backoff';
+    this.retryAt = Date.now() + delay;
+    this.wake();
+    safeLog(
+      this.logger,
+      'debug',
+      `tri: connection to ${this.options.address} unavailable (${this.lastError?.message ?? 'closed'}); reconnecting in ${delay} ms`,
+    );
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (this.state === 'backoff') this.open();
+    }, delay);
+    this.timer.unref?.();
+  }
+
+  private startHeartbeat(handle: SessionHandle): void {
+    const interval = this.options.heartbeat;
+    if (interval <= 0) return;
+    this.pingPending = false;
+    this.heartbeatTimer = setInterval(() => {
+      const session = handle.session;
+      if (session.destroyed || this.handle !== handle) return;
+      if (this.pingPending) {
+        this.lastError = new Error(`no PING answer within ${interval} ms`);
+        session.destroy();
+        return;
+      }
+      this.pingPending = true;
+      try {
+        session.ping((error) => {
+          if (error === null) this.pingPending = false;
+        });
+      } catch {
+        // Closing meanwhile.
+      }
+    }, interval);
+    this.heartbeatTimer.unref?.();
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeatTimer !== undefined) clearInterval(this.heartbeatTimer);
+    this.heartbeatTimer = undefined;
+  }
+
+  private clearTimers(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.stopHeartbeat();
+  }
+
+  private wake(): void {
+    if (this.waiters.length === 0) return;
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const wake of waiters) wake();
+  }
+}
+
+/**
+ * The HTTP/2 connections of one provider address, shared by every reference to it (`connections` sessions, one by
+ * default), with reconnect and availability.
+ *
+ * @remarks
+ * Calls go to a ready session (round robin when there are several); a session still connecting queues them. While
+ * every connection waits to reconnect, `acquire()` returns nothing and the invoker fails fast with `network`, so
+ * failover and fail-mock react at once; {@link TripleConnectionPool.isAvailable} is false meanwhile. Idle sessions
+ * do not keep the process alive.
+ *
+ * @example
+ * ```ts
+ * const pool = new TripleConnectionPool(options, logger, () => pools.delete(key));
+ * await pool.ready();
+ * const handle = pool.acquire();
+ * ```
+ */
+export class TripleConnectionPool {
+  private readonly connections: TripleConnection[];
+  private next = 0;
+  private refs = 0;
+  private closed = false;
+
+  constructor(
+    readonly options: ConnectionOptions,
+    logger: Logger,
+    private readonly onClose: () => void,
+  ) {
+    this.connections = Array.from({ length: Math.max(1, options.connections) }, () => new TripleConnection(options, logger));
+  }
+
+  /** Counts one more user (invoker) of the pool. */
+  retain(): this {
+    this.refs++;
+    return this;
+  }
+
+  /** Counts one user out; the last one closes the pool. */
+  release(): void {
+    if (--this.refs > 0 || this.closed) return;
+    this.close();
+  }
+
+  /** Whether a call could be sent now (a session is ready, or nothing was tried yet). */
+  isAvailable(): boolean {
+    if (this.closed) return false;
+    for (const connection of this.connections) if (connection.state === 'ready' || connection.state === 'idle') return true;
+    return false;
+  }
+
+  /** A session for one call, or undefined while every connection waits to reconnect. */
+  acquire(): SessionHandle | undefined {
+    if (this.closed) return undefined;
+    const connections = this.connections;
+    const n = connections.length;
+    if (n === 1) return (connections[0] as TripleConnection).acquire();
+    let fallback: TripleConnection | undefined;
+    for (let i = 0; i < n; i++) {
+      const connection = connections[(this.next + i) % n] as TripleConnection;
+      if (connection.state === 'ready') {
+        this.next = (this.next + i + 1) % n;
+        return connection.acquire();
+      }
+      if (fallback === undefined && (connection.state === 'connecting' || connection.state === 'idle')) fallback = connection;
+    }
+    return fallback?.acquire();
+  }
+
+  /** Starts connecting; resolves when every first attempt has succeeded or failed, or after `timeoutMs`. */
+  async ready(timeoutMs: number): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+    });
+    try {
+      await Promise.race([Promise.all(this.connections.map((c) => c.settled())), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Why calls cannot be sent now, for error messages. */
+  describeUnavailable(): string {
+    const now = Date.now();
+    const waiting = this.connections.filter((c) => c.state === 'backoff');
+    if (waiting.length === 0) return this.closed ? 'the connection pool is closed' : 'no connection';
+    const soonest = Math.max(0, Math.min(...waiting.map((c) => c.retryAt)) - now);
+    const cause = waiting.find((c) => c.lastError !== undefined)?.lastError?.message;
+    return `not connected${cause === undefined ? '' : ` (${cause})`}; reconnecting in ${soonest} ms`;
+  }
+
+  /** Closes every connection gracefully (in-flight calls finish). */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const connection of this.connections) connection.close();
+    this.onClose();
+  }
+}

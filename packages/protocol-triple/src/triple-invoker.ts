@@ -1,0 +1,413 @@
+import http2, { type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:http2';
+
+import { AbstractInvoker, DeadlineWheel, Result, RpcError, RpcErrorCode, type Invocation, type MethodDescriptor, type ServiceDefinition, type URL } from '@weft/core/spi';
+
+import { readAttachmentHeaders, writeAttachmentHeaders } from './attachment-headers.js';
+import type { SessionHandle, TripleConnectionPool } from './connection-pool.js';
+import { ACCEPT_ENCODING, decompress, encodeFrame, FrameError, GrpcMessageReader, isSupportedEncoding } from './grpc-frame.js';
+import { decodeGrpcMessage, formatGrpcTimeout, GrpcStatus, httpStatusToGrpc, rpcErrorCodeFromWire } from './grpc-status.js';
+import type { TripleCodec } from './triple-codec.js';
+import { TripleHeaders } from './triple-keys.js';
+
+const { NGHTTP2_CANCEL, NGHTTP2_REFUSED_STREAM, NGHTTP2_ENHANCE_YOUR_CALM, NGHTTP2_NO_ERROR } = http2.constants;
+
+/** Per-method request data, built on the first call of each method. */
+interface ClientMethod {
+  readonly name: string;
+  readonly descriptor: MethodDescriptor | undefined;
+  /** Request headers without `grpc-timeout` or attachments (sent as is; `request()` copies them). */
+  readonly headers: Record<string, string>;
+  /** The same with a `grpc-timeout` slot, rewritten per call (`request()` copies it synchronously). */
+  readonly timedHeaders: Record<string, string>;
+}
+
+const CALL = Symbol('weft.tri.client-call');
+/** A client stream carrying its call (so the stream listeners are shared functions, not closures). */
+type CallStream = ClientHttp2Stream & { [CALL]?: ClientCall };
+
+function onResponse(this: CallStream, headers: IncomingHttpHeaders): void {
+  this[CALL]?.response(headers);
+}
+
+function onData(this: CallStream, chunk: Buffer): void {
+  this[CALL]?.data(chunk);
+}
+
+function onTrailers(this: CallStream, trailers: IncomingHttpHeaders): void {
+  const call = this[CALL];
+  if (call !== undefined) call.trailers = trailers;
+}
+
+function onEnd(this: CallStream): void {
+  this[CALL]?.finish();
+}
+
+function onClose(this: CallStream): void {
+  this[CALL]?.closed();
+}
+
+function onError(this: CallStream, error: Error): void {
+  const call = this[CALL];
+  if (call !== undefined) call.error = error;
+}
+
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return typeof value === 'string' ? value : Array.isArray(value) ? value[0] : undefined;
+}
+
+/** One unary call in flight on the consumer side. */
+class ClientCall {
+  trailers: IncomingHttpHeaders | undefined = undefined;
+  error: Error | undefined = undefined;
+  /** Set by the deadline wheel; `settled` is flagged when the call completes first. */
+  deadlineEntry: { settled: boolean } | undefined = undefined;
+  private reader: GrpcMessageReader | undefined = undefined;
+  private headers: IncomingHttpHeaders | undefined = undefined;
+  private exceptionCode = 0;
+  private encoding: string | undefined = undefined;
+  private failure: RpcError | undefined = undefined;
+  private done = false;
+  private onAbort: (() => void) | undefined = undefined;
+
+  constructor(
+    private readonly invoker: TripleInvoker,
+    private readonly method: ClientMethod,
+    private readonly invocation: Invocation,
+    private readonly handle: SessionHandle,
+    private readonly stream: CallStream,
+    private readonly resolve: (result: Result) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {
+    stream[CALL] = this;
+    stream.on('response', onResponse);
+    stream.on('data', onData);
+    stream.on('trailers', onTrailers);
+    stream.on('end', onEnd);
+    stream.on('close', onClose);
+    stream.on('error', onError);
+    const signal = invocation.signal;
+    if (signal !== undefined) {
+      this.onAbort = () => this.cancel(RpcErrorCode.CANCELLED, 'was cancelled by its caller');
+      signal.addEventListener('abort', this.onAbort, { once: true });
+    }
+  }
+
+  response(headers: IncomingHttpHeaders): void {
+    this.headers = headers;
+    const status = headers[':status'];
+    const contentType = header(headers, 'content-type');
+    const grpc = contentType !== undefined && contentType.startsWith('application/grpc');
+    if (!grpc || (status !== 200 && headers[TripleHeaders.GRPC_STATUS] === undefined)) {
+      const httpStatus = typeof status === 'number' ? status : 0;
+      const grpcStatus = grpc ? httpStatusToGrpc(httpStatus) : httpStatus === 200 ? GrpcStatus.UNKNOWN : httpStatusToGrpc(httpStatus);
+      this.failure = new RpcError(
+        rpcErrorCodeFromWire(grpcStatus, undefined),
+        `${this.where()} failed: the provider answered HTTP ${httpStatus}${grpc ? '' : ` with invalid content-type: ${contentType ?? 'none'}`}.`,
+      );
+      return;
+    }
+    const exceptionCode = header(headers, TripleHeaders.EXCEPTION_CODE);
+    if (exceptionCode !== undefined) this.exceptionCode = Number(exceptionCode) || 0;
+    const encoding = header(headers, TripleHeaders.GRPC_ENCODING);
+    if (!isSupportedEncoding(encoding)) {
+      this.failure = new RpcError(RpcErrorCode.METHOD_NOT_FOUND, `${this.where()} failed: unsupported response grpc-encoding "${encoding}".`);
+      return;
+    }
+    this.encoding = encoding;
+    this.reader = new GrpcMessageReader(this.invoker.payload, encoding !== undefined && encoding !== 'identity');
+  }
+
+  data(chunk: Buffer): void {
+    if (this.failure !== undefined || this.done) return;
+    const reader = this.reader;
+    if (reader === undefined) {
+      this.failure = new RpcError(RpcErrorCode.UNKNOWN, `${this.where()} failed: DATA before the response headers.`);
+      return;
+    }
+    try {
+      reader.push(chunk);
+    } catch (error) {
+      this.failure = frameFailure(error, this.where());
+      this.stream.close(NGHTTP2_CANCEL);
+    }
+  }
+
+  /** The response ended (END_STREAM): settle from its status. */
+  finish(): void {
+    if (this.done) return;
+    if (this.failure !== undefined) {
+      this.fail(this.failure);
+      return;
+    }
+    const headers = this.headers;
+    const trailers = this.trailers ?? (headers !== undefined && headers[TripleHeaders.GRPC_STATUS] !== undefined ? headers : undefined);
+    if (trailers === undefined) {
+      this.fail(new RpcError(RpcErrorCode.UNKNOWN, `${this.where()} failed: missing GRPC status in response.`));
+      return;
+    }
+    const status = Number(header(trailers, TripleHeaders.GRPC_STATUS));
+    if (status !== GrpcStatus.OK) {
+      const message = decodeGrpcMessage(header(trailers, TripleHeaders.GRPC_MESSAGE));
+      this.fail(new RpcError(rpcErrorCodeFromWire(status, header(trailers, TripleHeaders.ERROR_CODE)), message || `${this.where()} failed with grpc-status ${status}.`));
+      return;
+    }
+    const reader = this.reader;
+    try {
+      reader?.end();
+    } catch (error) {
+      this.fail(frameFailure(error, this.where()));
+      return;
+    }
+    const message = reader?.message;
+    if (message === undefined) {
+      this.fail(new RpcError(RpcErrorCode.UNKNOWN, `${this.where()} failed: the response has no message.`));
+      return;
+    }
+    if (reader?.compressed === true) {
+      decompress(message, this.encoding, this.invoker.payload).then(
+        (inflated) => this.complete(inflated, trailers),
+        (error: unknown) => this.fail(frameFailure(error, this.where())),
+      );
+      return;
+    }
+    this.complete(message, trailers);
+  }
+
+  /** The stream closed: release the session, and settle if the response never completed. */
+  closed(): void {
+    this.stream[CALL] = undefined;
+    this.handle.end();
+    if (this.done) return;
+    if (this.failure !== undefined) {
+      this.fail(this.failure);
+      return;
+    }
+    const rstCode = this.stream.rstCode;
+    let code: RpcErrorCode = RpcErrorCode.NETWORK;
+    let why: string;
+    if (rstCode === NGHTTP2_REFUSED_STREAM) why = 'the provider refused the stream (not processed)';
+    else if (rstCode === NGHTTP2_CANCEL) {
+      code = RpcErrorCode.CANCELLED;
+      why = 'the provider cancelled the stream';
+    } else if (rstCode === NGHTTP2_ENHANCE_YOUR_CALM) {
+      code = RpcErrorCode.LIMIT_EXCEEDED;
+      why = 'the provider reset the stream with ENHANCE_YOUR_CALM';
+    } else if (this.error !== undefined) why = `the connection failed (${describeError(this.error)})`;
+    else if (rstCode !== undefined && rstCode !== NGHTTP2_NO_ERROR) why = `the provider reset the stream (code ${rstCode})`;
+    else why = 'the stream closed before the response completed';
+    this.fail(new RpcError(code, `${this.where()} failed: ${why}.`, this.error === undefined ? {} : { cause: this.error }));
+  }
+
+  /** The deadline passed: reset the stream (RST_STREAM CANCEL). */
+  expire(): void {
+    this.cancel(RpcErrorCode.TIMEOUT, 'timed out (deadline)');
+  }
+
+  private cancel(code: RpcErrorCode, what: string): void {
+    if (this.done) return;
+    this.fail(new RpcError(code, `${this.where()} ${what}.`));
+    if (!this.stream.destroyed) this.stream.close(NGHTTP2_CANCEL);
+  }
+
+  private complete(message: Buffer, trailers: IncomingHttpHeaders): void {
+    if (this.done) return;
+    const codec = this.invoker.codec;
+    const descriptor = this.method.descriptor;
+    let result: Result;
+    try {
+      result =
+        this.exceptionCode !== 0
+          ? Result.ofException(codec.decodeException(message, descriptor))
+          : Result.of(codec.decodeResult(message, descriptor));
+    } catch (error) {
+      this.fail(RpcError.from(error, RpcErrorCode.SERIALIZATION));
+      return;
+    }
+    if (this.trailers !== undefined) readAttachmentHeaders(trailers, result);
+    this.settle();
+    this.resolve(result);
+  }
+
+  private fail(error: RpcError): void {
+    if (this.done) return;
+    this.settle();
+    this.reject(error);
+  }
+
+  private settle(): void {
+    this.done = true;
+    if (this.deadlineEntry !== undefined) this.deadlineEntry.settled = true;
+    if (this.onAbort !== undefined) this.invocation.signal?.removeEventListener('abort', this.onAbort);
+  }
+
+  private where(): string {
+    return `Call ${this.invoker.serviceName}.${this.method.name}() to ${this.invoker.address}`;
+  }
+}
+
+function frameFailure(error: unknown, where: string): RpcError {
+  if (error instanceof FrameError) {
+    const code = error.status === GrpcStatus.RESOURCE_EXHAUSTED ? RpcErrorCode.LIMIT_EXCEEDED : RpcErrorCode.SERIALIZATION;
+    return new RpcError(code, `${where} failed: ${error.message}`, { cause: error });
+  }
+  return RpcError.from(error, RpcErrorCode.SERIALIZATION);
+}
+
+function describeError(error: Error): string {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? `${code}: ${error.message}` : error.message;
+}
+
+/** What a {@link TripleInvoker} is built from. */
+export interface TripleInvokerInit {
+  readonly service: ServiceDefinition;
+  readonly url: URL;
+  readonly pool: TripleConnectionPool;
+  readonly codec: TripleCodec;
+  /** Maximum response message size, in bytes. */
+  readonly payload: number;
+}
+
+/**
+ * The consumer side of `tri`: sends each call as a gRPC unary call over a pooled HTTP/2 session.
+ *
+ * @remarks
+ * Extends `AbstractInvoker`, which enforces the call's timeout, deadline and cancellation; this invoker sends the
+ * remaining time as `grpc-timeout` and resets the stream (RST_STREAM CANCEL) when the deadline passes or the
+ * invocation's signal aborts. Requests carry `:path /{interface}/{method}`, `content-type application/grpc+<codec>`,
+ * `te: trailers`, `tri-service-group`/`tri-service-version` when set, `tri-consumer-appname`, and the attachments as
+ * headers (§A.9). A `grpc-status` other than 0 rejects with an `RpcError` (code from Weft's `weft-error-code`
+ * trailer, else §A.7's table); a `tri-exception-code` response resolves with a `Result` carrying the rebuilt
+ * business error, so clusters do not retry it and fail-mock does not degrade it. Result attachments come from the
+ * trailers. `isAvailable()` is false while the provider's connections wait to reconnect.
+ *
+ * @example
+ * ```ts
+ * const invoker = await protocol.refer(Greeter, URL.parse('tri://127.0.0.1:50051/org.acme.Greeter'));
+ * const result = await invoker.invoke(new Invocation({ methodName: 'sayHello', args: ['world'] }));
+ * ```
+ */
+export class TripleInvoker extends AbstractInvoker {
+  /** `host:port` of the provider. */
+  readonly address: string;
+  /** The service name used in messages. */
+  readonly serviceName: string;
+  readonly codec: TripleCodec;
+  /** Maximum response message size, in bytes. */
+  readonly payload: number;
+  private readonly service: ServiceDefinition;
+  private readonly pool: TripleConnectionPool;
+  private readonly methods = new Map<string, ClientMethod>();
+  private readonly baseHeaders: Readonly<Record<string, string>>;
+  private readonly wheel = new DeadlineWheel(10);
+  private released = false;
+
+  constructor(init: TripleInvokerInit) {
+    super(init.url);
+    const url = init.url;
+    this.service = init.service;
+    this.pool = init.pool;
+    this.codec = init.codec;
+    this.payload = init.payload;
+    this.address = init.pool.options.address;
+    this.serviceName = url.getServiceKey() ?? init.service.name;
+    const headers: Record<string, string> = {
+      ':method': 'POST',
+      ':scheme': 'http',
+      ':authority': this.address,
+      'content-type': init.codec.contentType,
+      te: 'trailers',
+      [TripleHeaders.GRPC_ACCEPT_ENCODING]: ACCEPT_ENCODING,
+    };
+    const group = url.getGroup();
+    const version = url.getVersion();
+    const application = url.getApplication();
+    if (group) headers[TripleHeaders.SERVICE_GROUP] = group;
+    if (version) headers[TripleHeaders.SERVICE_VERSION] = version;
+    if (application) headers[TripleHeaders.CONSUMER_APPNAME] = application;
+    this.baseHeaders = headers;
+  }
+
+  override isAvailable(): boolean {
+    return super.isAvailable() && this.pool.isAvailable();
+  }
+
+  /** Refuses new calls and releases the connection pool (its sessions close once their calls finish). */
+  override destroy(): void {
+    super.destroy();
+    if (this.released) return;
+    this.released = true;
+    this.pool.release();
+  }
+
+  protected doInvoke(invocation: Invocation): Promise<Result> {
+    const method = this.methodOf(invocation.methodName);
+    let frame: Buffer;
+    try {
+      frame = encodeFrame(this.codec.encodeArguments(invocation.args, method.descriptor));
+    } catch (error) {
+      return Promise.reject(RpcError.from(error, RpcErrorCode.SERIALIZATION));
+    }
+    const handle = this.pool.acquire();
+    if (handle === undefined) {
+      return Promise.reject(
+        new RpcError(RpcErrorCode.NETWORK, `Call ${this.serviceName}.${method.name}() to ${this.address} failed: ${this.pool.describeUnavailable()}.`),
+      );
+    }
+    let headers: Record<string, string>;
+    const deadline = invocation.deadline;
+    try {
+      if (invocation.hasAttachments()) {
+        headers = { ...method.headers };
+        writeAttachmentHeaders(headers, invocation.getAttachments());
+      } else {
+        headers = deadline === undefined ? method.headers : method.timedHeaders;
+      }
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (deadline !== undefined) {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) {
+        return Promise.reject(new RpcError(RpcErrorCode.TIMEOUT, `Call ${this.serviceName}.${method.name}() to ${this.address} timed out before it was sent.`));
+      }
+      headers[TripleHeaders.GRPC_TIMEOUT] = formatGrpcTimeout(remaining);
+    }
+    let stream: ClientHttp2Stream;
+    try {
+      stream = handle.session.request(headers);
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      const invalidHeader = code === 'ERR_INVALID_HTTP_TOKEN' || code === 'ERR_HTTP2_INVALID_HEADER_VALUE' || code === 'ERR_INVALID_CHAR';
+      return Promise.reject(
+        new RpcError(
+          invalidHeader ? RpcErrorCode.SERIALIZATION : RpcErrorCode.NETWORK,
+          `Call ${this.serviceName}.${method.name}() to ${this.address} could not start: ${(error as Error).message}`,
+          { cause: error },
+        ),
+      );
+    }
+    handle.start();
+    return new Promise<Result>((resolve, reject) => {
+      const call = new ClientCall(this, method, invocation, handle, stream, resolve, reject);
+      if (deadline !== undefined) call.deadlineEntry = this.wheel.add(deadline, () => call.expire());
+      stream.end(frame);
+    });
+  }
+
+  private methodOf(name: string): ClientMethod {
+    let method = this.methods.get(name);
+    if (method === undefined) {
+      const headers = { ...this.baseHeaders, ':path': `/${this.url.path || this.service.name}/${name}` };
+      method = {
+        name,
+        descriptor: this.service.getMethod(name),
+        headers,
+        timedHeaders: { ...headers, [TripleHeaders.GRPC_TIMEOUT]: '' },
+      };
+      this.methods.set(name, method);
+    }
+    return method;
+  }
+}

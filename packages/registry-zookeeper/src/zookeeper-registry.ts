@@ -1,0 +1,469 @@
+import { AbstractRegistry, RegistryCategory, RpcError, RpcErrorCode, URL, type Logger } from '@weft/core';
+import { safeLog } from '@weft/core/spi';
+
+import { parseConfiguratorRules } from './configurator-rules.js';
+import { isZkCode, ZookeeperClient, type ZookeeperConnectionState, type ZookeeperSession } from './zookeeper-client.js';
+
+/** Categories a subscription may name, in the order they are read. */
+const CATEGORIES: readonly RegistryCategory[] = [
+  RegistryCategory.CONFIGURATORS,
+  RegistryCategory.ROUTERS,
+  RegistryCategory.PROVIDERS,
+  RegistryCategory.CONSUMERS,
+];
+
+/** What a watch needs from its registry. */
+interface WatchHost {
+  /** The client of the current session. */
+  client(): ZookeeperClient;
+  /** A watch was read: notify its subscribers. */
+  changed(watch: ChildWatch | RuleWatch): void;
+  log(level: 'debug' | 'info' | 'warn' | 'error', message: string, error?: unknown): void;
+}
+
+/**
+ * Re-reads a ZooKeeper node after each watch event, one read at a time: an event during a read schedules one
+ * more read, so the last read always reflects the last event.
+ */
+abstract class Watch {
+  /** Subscription keys interested in this node. */
+  readonly subscribers = new Set<string>();
+  /** Whether the node has been read at least once. */
+  loaded = false;
+  private running: Promise<void> | undefined;
+  private dirty = false;
+  /** The one-shot watcher handed to ZooKeeper; the same function every time, so the library keeps one per path. */
+  readonly watcher = (): void => this.onEvent(this);
+
+  constructor(
+    readonly path: string,
+    protected readonly host: WatchHost,
+    private readonly onEvent: (watch: Watch) => void,
+  ) {}
+
+  /** Reads the node (re-arming the watch); resolves after a read that started after this call. */
+  refresh(): Promise<void> {
+    this.dirty = true;
+    this.running ??= this.loop().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async loop(): Promise<void> {
+    while (this.dirty) {
+      this.dirty = false;
+      await this.read();
+    }
+  }
+
+  protected abstract read(): Promise<void>;
+}
+
+/** The children of one category node: the registry's entries. */
+class ChildWatch extends Watch {
+  /** The entries last read (kept while disconnected). */
+  urls: readonly URL[] = [];
+  /** Child names already reported as unparsable (reported once). */
+  private readonly reported = new Set<string>();
+
+  constructor(
+    path: string,
+    readonly category: RegistryCategory,
+    host: WatchHost,
+    onEvent: (watch: Watch) => void,
+  ) {
+    super(path, host, onEvent);
+  }
+
+  protected async read(): Promise<void> {
+    const client = this.host.client();
+    let children: string[];
+    try {
+      children = await client.getChildren(this.path, this.watcher);
+    } catch (error) {
+      if (!isZkCode(error, 'NO_NODE')) throw error;
+      // Not created yet (e.g. nobody registered a consumer): empty until it appears.
+      children = (await client.exists(this.path, this.watcher)) === undefined ? [] : await client.getChildren(this.path, this.watcher);
+    }
+    const urls: URL[] = [];
+    for (const name of children.sort()) {
+      try {
+        urls.push(URL.parse(URL.decode(name), { decoded: true }));
+      } catch (error) {
+        if (!this.reported.has(name)) {
+          this.reported.add(name);
+          this.host.log('warn', `ignoring the node ${this.path}/${name}: not a URL once decoded (${(error as Error).message})`);
+        }
+      }
+    }
+    this.urls = urls;
+    this.loaded = true;
+    this.host.changed(this);
+  }
+}
+
+/** A config-centre rule node (`…/{key}.configurators`): its data, translated to override URLs. */
+class RuleWatch extends Watch {
+  /** The override URLs of the last valid rule (kept when a new version fails to parse). */
+  urls: readonly URL[] = [];
+  private lastText: string | undefined;
+
+  protected async read(): Promise<void> {
+    const data = await this.host.client().getData(this.path, this.watcher);
+    const text = data === undefined ? undefined : data.toString('utf8');
+    if (text !== this.lastText || !this.loaded) {
+      this.lastText = text;
+      if (text === undefined || text.trim() === '') {
+        this.urls = [];
+      } else {
+        try {
+          this.urls = parseConfiguratorRules(text);
+        } catch (error) {
+          this.host.log(
+            'error',
+            `Rejected the configurator rule at ${this.path}: ${(error as Error).message} The previous rules of this source stay (${this.urls.length} override URL(s)).`,
+            error,
+          );
+        }
+      }
+    }
+    this.loaded = true;
+    this.host.changed(this);
+  }
+}
+
+/** What one subscription watches. */
+interface SubscriptionWatches {
+  readonly url: URL;
+  readonly children: Map<RegistryCategory, ChildWatch>;
+  /** Config-centre rule nodes, application scope first (applied in this order). */
+  readonly rules: RuleWatch[];
+  /** False until the first full read is done: events before that do not notify this subscription. */
+  ready: boolean;
+}
+
+/**
+ * Dubbo's interface-level ZooKeeper registry: providers, consumers, override rules and config-centre YAML rules,
+ * watched live.
+ *
+ * @remarks
+ * Registry URL `zookeeper://host:port[?backup=host2:port2,…]`; created by {@link ZookeeperRegistryFactory}.
+ * - **Layout** (spec §B.1): root `/{group}` (default `/dubbo`; a group starting with `/` is used as is), then
+ *   `/{root}/{URL.encode(interface)}/{providers|consumers|configurators|routers}/{URL.encode(url.toDecodedString(true))}`
+ *   — the node name Java writes, upper-case hex. Intermediate nodes are persistent and created on demand; a leaf
+ *   is ephemeral when the URL's `dynamic` is true (the default), persistent otherwise; node data is empty. An
+ *   ephemeral leaf left by an older session is deleted and created again.
+ * - **Subscriptions**: one child watch per category, re-armed on every event; each event notifies the full,
+ *   current list of that category. Children are form-decoded once (either case of hex, so operators' lower-case
+ *   `override%3a%2f%2f…` works) and parsed without decoding again; a child that does not parse is logged once
+ *   and skipped.
+ * - **Config centre** (spec §B.7): for subscriptions to `configurators`, the data of
+ *   `/{config.namespace}/config/{config.group}/{application}.configurators` and
+ *   `…/{interface}:{version}:{group}.configurators` is watched too; the rules (YAML, JSON, or a JSON list of
+ *   override URLs) are translated to override URLs and delivered with the `configurators` notification, after the
+ *   registry's own override nodes (application rules, then service rules), so they take effect like override
+ *   URLs. A rule that fails to parse or validate is logged and the previous rules of that node stay; deleting the
+ *   node clears them.
+ * - **Sessions** (spec §B.9): `timeout` bounds the first connection and each operation; `session` is the session
+ *   timeout asked from the server. While disconnected the last lists stay (consumers keep calling the last known
+ *   providers; nothing is notified); after reconnecting with the same session every watched node is read again;
+ *   when the session has expired, a new session is opened and everything is re-registered and re-subscribed
+ *   (`recover()`). `isAvailable()` tells whether the client is connected now.
+ * Failback retries and the local cache file come from `AbstractRegistry`.
+ *
+ * @example
+ * ```ts
+ * const app = await WeftApplication.start({ root, name: 'shop', registry: 'zookeeper://127.0.0.1:2181?session=30000' });
+ * ```
+ */
+export class ZookeeperRegistry extends AbstractRegistry {
+  private client: ZookeeperClient;
+  private readonly root: string;
+  private readonly configRoot: string | undefined;
+  private readonly children = new Map<string, ChildWatch>();
+  private readonly rules = new Map<string, RuleWatch>();
+  private readonly watches = new Map<string, SubscriptionWatches>();
+  private sessionId: string | undefined;
+  private everConnected = false;
+  private missedWhileDown = false;
+  private recovering: Promise<void> | undefined;
+  private readonly host: WatchHost = {
+    client: () => this.client,
+    changed: (watch) => this.changed(watch),
+    log: (level, message, error) => this.log(level, message, error),
+  };
+
+  constructor(url: URL, logger: Logger) {
+    super(url, logger);
+    const group = url.getParameter('group', 'dubbo');
+    const root = group.startsWith('/') ? group : `/${group}`;
+    this.root = root === '/' ? '' : root.replace(/\/+$/, '');
+    this.configRoot = url.getParameter('config-center', true)
+      ? `/${url.getParameter('config.namespace', 'dubbo')}/config/${url.getParameter('config.group', 'dubbo')}`
+      : undefined;
+    this.client = this.newClient();
+  }
+
+  /** The servers this registry talks to (`host:port[,host:port…]`). */
+  get connectString(): string {
+    const address = `${this.url.host || '127.0.0.1'}:${this.url.port || 2181}`;
+    const backup = this.url.getParameter('backup');
+    return backup ? `${address},${backup}` : address;
+  }
+
+  isAvailable(): boolean {
+    return !this.destroyed && this.client.connected;
+  }
+
+  /**
+   * The current session's id and password: tools and tests use them to resume the session from another client
+   * (closing that client expires the session, as a network partition longer than the session timeout would).
+   */
+  getSession(): ZookeeperSession {
+    return this.client.getSession();
+  }
+
+  /** The node path a registered URL lives at. */
+  toUrlPath(url: URL): string {
+    return `${this.categoryPath(url, categoryOf(url))}/${URL.encode(url.toDecodedString(true))}`;
+  }
+
+  protected async doRegister(url: URL): Promise<void> {
+    await this.tracked(this.register0(url));
+  }
+
+  protected async doUnregister(url: URL): Promise<void> {
+    await this.tracked(this.client.delete(this.toUrlPath(url)));
+  }
+
+  protected async doSubscribe(url: URL): Promise<void> {
+    await this.tracked(this.subscribe0(url));
+  }
+
+  /** Remembers that an operation failed while disconnected, so the next connection recovers at once. */
+  private async tracked<T>(operation: Promise<T>): Promise<T> {
+    try {
+      return await operation;
+    } catch (error) {
+      if (!this.client.connected) this.missedWhileDown = true;
+      throw error;
+    }
+  }
+
+  private async register0(url: URL): Promise<void> {
+    const client = this.client;
+    const path = this.toUrlPath(url);
+    await client.mkdirp(path.slice(0, path.lastIndexOf('/')));
+    const ephemeral = url.getParameter('dynamic', true);
+    try {
+      await client.create(path, { ephemeral });
+      return;
+    } catch (error) {
+      if (!isZkCode(error, 'NODE_EXISTS')) throw error;
+    }
+    if (!ephemeral) return;
+    // Ours already (a retry, or a reconnect): keep it. Another session's (not reaped yet): replace it.
+    const stat = await client.exists(path);
+    if (stat !== undefined && stat.ephemeralOwner !== undefined && stat.ephemeralOwner === client.getSessionId()) return;
+    await client.delete(path);
+    await client.create(path, { ephemeral: true });
+  }
+
+  private async subscribe0(url: URL): Promise<void> {
+    const key = url.toString();
+    const wanted = (url.getParameter('category') ?? RegistryCategory.PROVIDERS).split(',').map((c) => c.trim());
+    const categories = CATEGORIES.filter((c) => wanted.includes(c));
+    const iface = url.getServiceInterface();
+    if (iface === undefined || iface === '*') {
+      throw new RpcError(RpcErrorCode.REGISTRY, `The ZooKeeper registry cannot subscribe to every service ("${iface ?? ''}"); subscribe per interface.`);
+    }
+    let state = this.watches.get(key);
+    if (state === undefined) {
+      state = { url, children: new Map(), rules: [], ready: false };
+      this.watches.set(key, state);
+      for (const category of categories) {
+        const path = this.categoryPath(url, category);
+        const watch = this.childWatch(path, category);
+        watch.subscribers.add(key);
+        state.children.set(category, watch);
+      }
+      if (this.configRoot !== undefined && categories.includes(RegistryCategory.CONFIGURATORS)) {
+        const application = url.getApplication();
+        const paths = [
+          ...(application ? [`${this.configRoot}/${application}.configurators`] : []),
+          `${this.configRoot}/${url.getColonSeparatedKey()}.configurators`,
+        ];
+        for (const path of paths) {
+          const watch = this.ruleWatch(path);
+          watch.subscribers.add(key);
+          state.rules.push(watch);
+        }
+      }
+    }
+    const client = this.client;
+    for (const watch of state.children.values()) {
+      if (watch.category !== RegistryCategory.CONSUMERS) await client.mkdirp(watch.path);
+    }
+    await Promise.all([...state.children.values(), ...state.rules].map((w) => w.refresh()));
+    if (this.watches.get(key) !== state) return;
+    state.ready = true;
+    for (const category of state.children.keys()) this.notifyCategory(state, category);
+  }
+
+  protected async doUnsubscribe(url: URL): Promise<void> {
+    const key = url.toString();
+    const state = this.watches.get(key);
+    if (state === undefined) return;
+    this.watches.delete(key);
+    for (const watch of state.children.values()) {
+      watch.subscribers.delete(key);
+      if (watch.subscribers.size === 0 && this.children.get(watch.path) === watch) this.children.delete(watch.path);
+    }
+    for (const watch of state.rules) {
+      watch.subscribers.delete(key);
+      if (watch.subscribers.size === 0 && this.rules.get(watch.path) === watch) this.rules.delete(watch.path);
+    }
+  }
+
+  override async destroy(): Promise<void> {
+    if (this.destroyed) return;
+    await super.destroy();
+    this.children.clear();
+    this.rules.clear();
+    this.watches.clear();
+    await this.client.close();
+  }
+
+  private log(level: 'debug' | 'info' | 'warn' | 'error', message: string, error?: unknown): void {
+    safeLog(this.logger, level, `[zookeeper ${this.connectString}] ${message}`, error);
+  }
+
+  private notifyCategory(state: SubscriptionWatches, category: RegistryCategory): void {
+    const watch = state.children.get(category);
+    if (watch === undefined || !watch.loaded || this.destroyed) return;
+    let urls = watch.urls;
+    if (category === RegistryCategory.CONFIGURATORS && state.rules.length > 0) {
+      urls = [...urls, ...state.rules.flatMap((rule) => rule.urls.map((u) => asSeenBy(u, state.url)))];
+    }
+    this.notify(state.url, category, urls);
+  }
+
+  private childWatch(path: string, category: RegistryCategory): ChildWatch {
+    let watch = this.children.get(path);
+    if (watch === undefined) {
+      watch = new ChildWatch(path, category, this.host, (w) => this.onWatchEvent(w));
+      this.children.set(path, watch);
+    }
+    return watch;
+  }
+
+  private ruleWatch(path: string): RuleWatch {
+    let watch = this.rules.get(path);
+    if (watch === undefined) {
+      watch = new RuleWatch(path, this.host, (w) => this.onWatchEvent(w));
+      this.rules.set(path, watch);
+    }
+    return watch;
+  }
+
+  /** A watch fired (or the connection is back): read the node again, unless nobody watches it any more. */
+  private onWatchEvent(watch: Watch): void {
+    const current = watch instanceof ChildWatch ? this.children.get(watch.path) : this.rules.get(watch.path);
+    if (this.destroyed || current !== watch) return;
+    watch.refresh().catch((error: unknown) => this.log('debug', `re-reading ${watch.path} failed (read again on reconnect)`, error));
+  }
+
+  /** A watch was read: notify the subscribers that are past their first read. */
+  private changed(watch: ChildWatch | RuleWatch): void {
+    const category = watch instanceof ChildWatch ? watch.category : RegistryCategory.CONFIGURATORS;
+    for (const key of watch.subscribers) {
+      const state = this.watches.get(key);
+      if (state !== undefined && state.ready) this.notifyCategory(state, category);
+    }
+  }
+
+  private categoryPath(url: URL, category: string): string {
+    return `${this.root}/${URL.encode(url.getServiceInterface() ?? url.path)}/${category}`;
+  }
+
+  private newClient(): ZookeeperClient {
+    const client = new ZookeeperClient({
+      connectString: this.connectString,
+      connectionTimeout: this.url.getPositiveParameter('timeout', 30_000),
+      sessionTimeout: this.url.getPositiveParameter('session', 60_000),
+      ...(this.url.username ? { auth: `${this.url.username}:${this.url.password}` } : {}),
+    });
+    client.onStateChange((state) => this.onConnectionState(client, state));
+    return client;
+  }
+
+  private onConnectionState(client: ZookeeperClient, state: ZookeeperConnectionState): void {
+    if (client !== this.client || this.destroyed) return;
+    switch (state) {
+      case 'connected': {
+        const session = client.getSessionId();
+        const newSession = session !== this.sessionId;
+        const first = !this.everConnected;
+        this.sessionId = session;
+        this.everConnected = true;
+        if (first) this.log('info', `connected (session 0x${session ?? '?'})`);
+        if ((newSession && !first) || this.missedWhileDown) {
+          this.log('info', `${newSession && !first ? 'new session' : 'reconnected'} 0x${session ?? '?'}: re-registering and re-subscribing`);
+          this.missedWhileDown = false;
+          this.startRecovery();
+        } else if (!first) {
+          this.log('info', `reconnected (session 0x${session ?? '?'}): reading every watched node again`);
+          for (const watch of [...this.children.values(), ...this.rules.values()]) this.onWatchEvent(watch);
+        }
+        break;
+      }
+      case 'disconnected':
+        this.log('warn', 'disconnected; keeping the last known providers and rules until the connection is back');
+        break;
+      case 'connecting':
+        break;
+      case 'expired':
+        this.log('warn', `session 0x${this.sessionId ?? '?'} expired: its ephemeral nodes are gone; opening a new session`);
+        void client.close();
+        this.client = this.newClient();
+        break;
+      case 'auth-failed':
+        this.log('error', `authentication failed for user "${this.url.username}"`);
+        break;
+      case 'closed':
+        break;
+    }
+  }
+
+  private startRecovery(): void {
+    const run = async (): Promise<void> => {
+      try {
+        await this.recover();
+      } catch (error) {
+        this.log('warn', 'recovery after reconnect failed; failed operations are retried', error);
+      }
+    };
+    this.recovering = (this.recovering ?? Promise.resolve()).then(run);
+  }
+}
+
+/**
+ * App-scope config-centre rules for every service (`*`) carry no group or version; the registry's matching (an
+ * override without `version` does not reach a consumer of version 1.0.0) would drop them, although Dubbo applies
+ * them to every service of the application. They are given the subscriber's group and version, which the
+ * configurator then ignores for a `*` rule.
+ */
+function asSeenBy(rule: URL, subscription: URL): URL {
+  if (rule.path !== '*') return rule;
+  return rule.addParameters({ group: subscription.getGroup(), version: subscription.getVersion() });
+}
+
+/** The category a URL registers under: its `category`, `configurators` for override rules, else by side. */
+function categoryOf(url: URL): string {
+  const category = url.getParameter('category');
+  if (category) return category;
+  if (url.protocol === 'override' || url.protocol === 'absent') return RegistryCategory.CONFIGURATORS;
+  if (url.protocol === 'route') return RegistryCategory.ROUTERS;
+  return url.getSide() === 'consumer' || url.protocol === 'consumer' ? RegistryCategory.CONSUMERS : RegistryCategory.PROVIDERS;
+}
