@@ -2,3 +2,6 @@
 import { main } from '../dist/main.js';
 
 process.exitCode = await main(process.argv.slice(2), { cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr, env: process.env });
+// Commands close what they open; a third-party registry client that leaves a socket or timer behind must not keep
+// the command from exiting (the timer itself does not keep the process alive).
+setTimeout(() => process.exit(), 3000).unref();

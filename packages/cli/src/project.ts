@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, parse as parsePath, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { discoverManifests, type DiscoveryProblem, type ManifestIndex } from '@weft/core/spi';
+import { discoverManifests, type DiscoveryProblem, type ManifestIndex, type ManifestRecord } from '@weft/core/spi';
 
 import { UsageError } from './io.js';
 
@@ -115,11 +115,25 @@ export function discoverProject(root: string): ManifestIndex {
     if (found !== undefined) used.add(found);
   }
   if (used.has(own) || index.root === own) return index;
-  const inside = (file: string) => file === own || file.startsWith(own + sep);
-  const packages = index.packages.filter((p) => p.dir !== own);
-  const records = new Map<string, (typeof index.records extends ReadonlyMap<string, infer R> ? R : never)>();
+  // Keep what the application reaches without the CLI's core (its own dependencies are not the application's).
+  const byDir = new Map(index.packages.map((p) => [p.dir, p]));
+  const reachable = new Set<string>([index.root]);
+  const queue = [index.root];
+  for (let i = 0; i < queue.length; i++) {
+    const dir = queue[i] as string;
+    for (const name of runtimeDependencies(readJsonObject(join(dir, 'package.json')))) {
+      const found = resolvePackageFrom(dir, name);
+      if (found === undefined || found === own || reachable.has(found) || !byDir.has(found)) continue;
+      reachable.add(found);
+      queue.push(found);
+    }
+  }
+  const dropped = index.packages.filter((p) => !reachable.has(p.dir)).map((p) => p.dir);
+  const inside = (file: string) => dropped.some((dir) => file === dir || file.startsWith(dir + sep));
+  const packages = index.packages.filter((p) => reachable.has(p.dir));
+  const records = new Map<string, readonly ManifestRecord[]>();
   for (const [pointId, list] of index.records) {
-    const kept = list.filter((r) => r.pkg.dir !== own);
+    const kept = list.filter((r) => reachable.has(r.pkg.dir));
     if (kept.length > 0) records.set(pointId, kept);
   }
   const problems: DiscoveryProblem[] = index.problems.filter((p) => !inside(p.file) && !/copies of @weft\/core are installed/.test(p.message));

@@ -158,9 +158,32 @@ describe('RpcStatusRegistry: keys and lifecycle', () => {
     expect(registry.size).toBe(3);
   });
 
-  it('key is the identity string plus the service key', () => {
-    expect(RpcStatusRegistry.keyOf(url('group=g&version=1'))).toBe('tri://10.0.0.1:50051/org.acme.Greeter|g/org.acme.Greeter:1');
-    expect(RpcStatusRegistry.keyOf(URL.parse('tri://10.0.0.1:50051'))).toBe('tri://10.0.0.1:50051|');
+  it('key is the identity string plus the service key and the side', () => {
+    expect(RpcStatusRegistry.keyOf(url('group=g&version=1'))).toBe('tri://10.0.0.1:50051/org.acme.Greeter|g/org.acme.Greeter:1|');
+    expect(RpcStatusRegistry.keyOf(url('side=consumer'))).toBe('tri://10.0.0.1:50051/org.acme.Greeter|org.acme.Greeter|consumer');
+    expect(RpcStatusRegistry.keyOf(URL.parse('tri://10.0.0.1:50051'))).toBe('tri://10.0.0.1:50051||');
+  });
+
+  it('keeps consumer-side and provider-side counters of one provider apart (an app calling its own service)', () => {
+    const registry = new RpcStatusRegistry();
+    const consumer = url('side=consumer');
+    const provider = url('side=provider');
+    expect(registry.beginCount(consumer, 'sayHello', 1)).toBe(true);
+    expect(registry.beginCount(provider, 'sayHello', 1)).toBe(true);
+    expect(registry.getMethodStatus(consumer, 'sayHello').active).toBe(1);
+    expect(registry.getMethodStatus(provider, 'sayHello').active).toBe(1);
+  });
+
+  it('counts undeclared method names under one shared entry, so callers cannot grow memory', () => {
+    const registry = new RpcStatusRegistry();
+    const declared = url('methods=sayHello,count');
+    for (let i = 0; i < 1000; i++) {
+      registry.beginCount(declared, `made-up-${i}`);
+      registry.endCount(declared, `made-up-${i}`, 1, false);
+    }
+    expect(registry.getMethodStatus(declared, 'made-up-7')).toBe(registry.getMethodStatus(declared, 'another'));
+    expect(registry.getMethodStatus(declared, 'made-up-7').total).toBe(1000);
+    expect(registry.getMethodStatus(declared, 'sayHello')).not.toBe(registry.getMethodStatus(declared, 'count'));
   });
 
   it('separate addresses of one service are separate entries', () => {

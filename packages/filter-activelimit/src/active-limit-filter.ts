@@ -62,6 +62,9 @@ class WaitQueue {
   }
 }
 
+/** The longest delay `setTimeout` honours (longer ones fire at once); a longer wait ends there. */
+const MAX_TIMER = 2 ** 31 - 1;
+
 /** The key of a provider method's queue: the provider's `RpcStatusRegistry` key, then the method. */
 function queueKey(url: URL, method: string): string {
   return `${RpcStatusRegistry.keyOf(url)}#${method}`;
@@ -137,6 +140,7 @@ export class ActiveLimitFilter extends Filter {
     return this.queues.size;
   }
 
+  /** Counts the call in and continues, or waits in line for a free slot; counts it out exactly once. */
   invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
     const url = invoker.getUrl();
     const method = invocation.methodName;
@@ -258,7 +262,7 @@ export class ActiveLimitFilter extends Filter {
       };
       waitingIn.push(waiter);
       this.waiterCount++;
-      waiter.timer = setTimeout(() => this.expire(waiter), budget);
+      waiter.timer = setTimeout(() => this.expire(waiter), Math.min(budget, MAX_TIMER));
       if (signal !== undefined) {
         waiter.onAbort = () => {
           if (!waiter.queued) return;
@@ -267,6 +271,8 @@ export class ActiveLimitFilter extends Filter {
         };
         signal.addEventListener('abort', waiter.onAbort, { once: true });
       }
+      // A slot freed by someone else than this filter (nothing woke the queue): serve the line, in order, now.
+      this.drain(waitingIn);
     }).then(() => this.run(invoker, invocation, url, method, upstream));
   }
 

@@ -264,6 +264,23 @@ describe('the limit', () => {
   });
 });
 
+describe('with a load balance that reads the counters (leastactive)', () => {
+  it('each call is counted once: the cluster leaves methods with actives to this filter', async () => {
+    const { greeter, url } = await refer({ timeout: 0, loadbalance: 'leastactive', methods: { call: { actives: 1 } } });
+    const held = [greeter.call('a', 'hold', 0), greeter.other('b', 'hold', 0)];
+    await reached('a');
+    await reached('b');
+    expect(statuses.getMethodStatus(url(), 'call').active).toBe(1); // counted here only (double counting would refuse it)
+    expect(statuses.getMethodStatus(url(), 'other').active).toBe(1); // counted by the cluster
+    expect(codeOf(await outcome(greeter.call('c', 'ok', 0)))).toBe(RpcErrorCode.LIMIT_EXCEEDED);
+    release('a');
+    release('b');
+    await Promise.all(held);
+    expect(await greeter.call('d', 'ok', 0)).toBe('d done');
+    expectAllCountedOut(url(), 'call', 'other');
+  });
+});
+
 describe('waiting for a free slot', () => {
   it('waits, then proceeds as soon as a slot frees', async () => {
     const { greeter, url } = await refer({ timeout: 2000, parameters: { actives: 1 } });

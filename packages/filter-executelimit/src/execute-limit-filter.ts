@@ -61,6 +61,7 @@ export class ExecuteLimitFilter extends Filter {
     super();
   }
 
+  /** Counts the call in (or rejects with `limit-exceeded` when the method is full), continues, counts it out once. */
   invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
     const url = invoker.getUrl();
     const method = invocation.methodName;

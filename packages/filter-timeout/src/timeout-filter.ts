@@ -36,8 +36,7 @@ type Bound = 'provider timeout' | 'consumer deadline';
  *
  * For a call with a budget the filter makes the invocation's signal abortable (`invocation.enableAbort()`: the
  * signal is created only if someone reads it, and follows any signal already there, such as the consumer's
- * cancellation) and
- * `invocation.deadline` to the effective deadline, so the implementation can observe both — through
+ * cancellation) and sets `invocation.deadline` to the effective deadline, so the implementation can observe both — through
  * `RpcContext.current()?.signal` when the `context` filter is installed, or from the invocation in a custom
  * filter. When the budget runs out first, the filter
  * 1. aborts the signal with a `DOMException` named `TimeoutError`,

@@ -21,6 +21,9 @@ interface ServiceWindows {
   methods: Map<string, Window> | undefined;
 }
 
+/** Rules cached per URL: more distinct method names than this are read from the URL on every call. */
+const MAX_CACHED_METHODS = 256;
+
 /** Monotonic milliseconds: wall-clock jumps (NTP, manual changes) never stretch or shrink a window. */
 const monotonic = (): number => performance.now();
 
@@ -72,12 +75,17 @@ export class MemoryTpsLimiter extends TpsLimiter {
     return this.windowCount;
   }
 
+  /** Admits the call if its window has room (counting it), else refuses it; unlimited calls keep no window. */
   isAllowable(url: URL, invocation: Invocation): boolean {
     const method = invocation.methodName;
     let byMethod = this.rules.get(url);
     if (byMethod === undefined) this.rules.set(url, (byMethod = new Map()));
     let rule = byMethod.get(method);
-    if (rule === undefined) byMethod.set(method, (rule = tpsRuleOf(url, method)));
+    if (rule === undefined) {
+      rule = tpsRuleOf(url, method);
+      // Method names come from callers: never let unknown ones grow the cache without bound.
+      if (byMethod.size < MAX_CACHED_METHODS) byMethod.set(method, rule);
+    }
     const { rate, interval, scope } = rule;
     if (rate === 0) return true;
     const now = this.clock();

@@ -25,6 +25,7 @@ export class TpsConfigValidator extends ConfigValidator {
     super();
   }
 
+  /** Throws when a `tps` key of the URL, at service or method level, is invalid. */
   validate(url: URL, service: ServiceDefinition | undefined, where: string): void {
     const check = (key: string, raw: string | undefined, ok: (n: number) => boolean, expected: string): void => {
       if (raw === undefined || raw === '') return;

@@ -39,6 +39,7 @@ export class TpsLimitFilter extends Filter {
     super();
   }
 
+  /** Asks the limiter; continues when it admits the call, else rejects with `limit-exceeded`. */
   invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
     const url = invoker.getUrl();
     const name = url.getParameter(TpsKeys.LIMITER) || TpsDefaults.LIMITER;

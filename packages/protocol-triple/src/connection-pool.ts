@@ -1,4 +1,5 @@
 import http2, { type ClientHttp2Session } from 'node:http2';
+import net, { type Socket } from 'node:net';
 
 import { safeLog, type Logger } from '@weft/core/spi';
 
@@ -39,6 +40,12 @@ const MIN_HEALTHY_LIFETIME = 1000;
 export function backoffDelay(attempt: number, backoff: number, maxBackoff: number, random: () => number = Math.random): number {
   const base = Math.min(maxBackoff, backoff * BACKOFF_MULTIPLIER ** attempt);
   return Math.max(0, Math.round(base * (1 + BACKOFF_JITTER * (2 * random() - 1))));
+}
+
+/** Opens the TCP connection of a session, with Nagle's algorithm off (small frames go out at once). */
+function connectSocket(authority: globalThis.URL): Socket {
+  const host = authority.hostname.startsWith('[') ? authority.hostname.slice(1, -1) : authority.hostname;
+  return net.connect({ host, port: Number(authority.port) || 80, noDelay: true });
 }
 
 /**
@@ -125,6 +132,7 @@ class TripleConnection {
     const session = http2.connect(`http://${options.address}`, {
       settings: { enablePush: false, maxHeaderListSize: options.maxHeaderListSize },
       maxHeaderListPairs: 256,
+      createConnection: connectSocket,
     });
     const handle = new SessionHandle(session);
     this.handle = handle;
@@ -141,8 +149,6 @@ class TripleConnection {
       this.lastError = undefined;
       this.connectedAt = Date.now();
       if (handle.active === 0) session.unref();
-      const socket = session.socket as { setNoDelay?: (noDelay: boolean) => void } | undefined;
-      socket?.setNoDelay?.(true);
       this.startHeartbeat(handle);
       this.wake();
     });

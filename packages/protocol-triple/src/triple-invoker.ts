@@ -1,6 +1,6 @@
 import http2, { type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:http2';
 
-import { AbstractInvoker, DeadlineWheel, Result, RpcError, RpcErrorCode, type Invocation, type MethodDescriptor, type ServiceDefinition, type URL } from '@weft/core/spi';
+import { AbstractInvoker, DeadlineWheel, type DeadlineEntry, Result, RpcError, RpcErrorCode, type Invocation, type MethodDescriptor, type ServiceDefinition, type URL } from '@weft/core/spi';
 
 import { readAttachmentHeaders, writeAttachmentHeaders } from './attachment-headers.js';
 import type { SessionHandle, TripleConnectionPool } from './connection-pool.js';
@@ -61,7 +61,7 @@ class ClientCall {
   trailers: IncomingHttpHeaders | undefined = undefined;
   error: Error | undefined = undefined;
   /** Set by the deadline wheel; `settled` is flagged when the call completes first. */
-  deadlineEntry: { settled: boolean } | undefined = undefined;
+  deadlineEntry: DeadlineEntry | undefined = undefined;
   private reader: GrpcMessageReader | undefined = undefined;
   private headers: IncomingHttpHeaders | undefined = undefined;
   private exceptionCode = 0;
@@ -95,12 +95,11 @@ class ClientCall {
 
   response(headers: IncomingHttpHeaders): void {
     this.headers = headers;
-    const status = headers[':status'];
+    const httpStatus = Number(headers[':status']);
     const contentType = header(headers, 'content-type');
     const grpc = contentType !== undefined && contentType.startsWith('application/grpc');
-    if (!grpc || (status !== 200 && headers[TripleHeaders.GRPC_STATUS] === undefined)) {
-      const httpStatus = typeof status === 'number' ? status : 0;
-      const grpcStatus = grpc ? httpStatusToGrpc(httpStatus) : httpStatus === 200 ? GrpcStatus.UNKNOWN : httpStatusToGrpc(httpStatus);
+    if (!grpc || (httpStatus !== 200 && headers[TripleHeaders.GRPC_STATUS] === undefined)) {
+      const grpcStatus = httpStatus === 200 ? GrpcStatus.UNKNOWN : httpStatusToGrpc(httpStatus);
       this.failure = new RpcError(
         rpcErrorCodeFromWire(grpcStatus, undefined),
         `${this.where()} failed: the provider answered HTTP ${httpStatus}${grpc ? '' : ` with invalid content-type: ${contentType ?? 'none'}`}.`,
@@ -237,7 +236,7 @@ class ClientCall {
 
   private settle(): void {
     this.done = true;
-    if (this.deadlineEntry !== undefined) this.deadlineEntry.settled = true;
+    this.deadlineEntry?.cancel();
     if (this.onAbort !== undefined) this.invocation.signal?.removeEventListener('abort', this.onAbort);
   }
 
@@ -298,9 +297,9 @@ export class TripleInvoker extends AbstractInvoker {
   readonly payload: number;
   private readonly service: ServiceDefinition;
   private readonly pool: TripleConnectionPool;
-  private readonly methods = new Map<string, ClientMethod>();
+  private readonly clientMethods = new Map<string, ClientMethod>();
   private readonly baseHeaders: Readonly<Record<string, string>>;
-  private readonly wheel = new DeadlineWheel(10);
+  private readonly deadlines = new DeadlineWheel(10);
   private released = false;
 
   constructor(init: TripleInvokerInit) {
@@ -391,13 +390,13 @@ export class TripleInvoker extends AbstractInvoker {
     handle.start();
     return new Promise<Result>((resolve, reject) => {
       const call = new ClientCall(this, method, invocation, handle, stream, resolve, reject);
-      if (deadline !== undefined) call.deadlineEntry = this.wheel.add(deadline, () => call.expire());
+      if (deadline !== undefined) call.deadlineEntry = this.deadlines.add(deadline, () => call.expire());
       stream.end(frame);
     });
   }
 
   private methodOf(name: string): ClientMethod {
-    let method = this.methods.get(name);
+    let method = this.clientMethods.get(name);
     if (method === undefined) {
       const headers = { ...this.baseHeaders, ':path': `/${this.url.path || this.service.name}/${name}` };
       method = {
@@ -406,7 +405,7 @@ export class TripleInvoker extends AbstractInvoker {
         headers,
         timedHeaders: { ...headers, [TripleHeaders.GRPC_TIMEOUT]: '' },
       };
-      this.methods.set(name, method);
+      this.clientMethods.set(name, method);
     }
     return method;
   }

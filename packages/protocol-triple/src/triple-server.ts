@@ -2,7 +2,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import http2, { type Http2Session, type IncomingHttpHeaders, type ServerHttp2Session, type ServerHttp2Stream } from 'node:http2';
 import net, { type Socket } from 'node:net';
 
-import { Result, RpcError, RpcErrorCode, safeLog, URL, type Logger } from '@weft/core/spi';
+import { Invocation, Result, RpcError, RpcErrorCode, safeLog, URL, type Logger } from '@weft/core/spi';
 
 import { readAttachmentHeaders, writeAttachmentHeaders, type InboundHeaders } from './attachment-headers.js';
 import { ACCEPT_ENCODING, decompress, encodeFrame, FrameError, GrpcMessageReader, isSupportedEncoding } from './grpc-frame.js';
@@ -14,7 +14,6 @@ import {
   grpcToHttpStatus,
   parseGrpcTimeout,
 } from './grpc-status.js';
-import { ProviderInvocation } from './provider-invocation.js';
 import type { TripleCodec } from './triple-codec.js';
 import { InflightCounter, type ServerMethod, type TripleExporter } from './triple-exporter.js';
 import { TripleHeaders } from './triple-keys.js';
@@ -133,7 +132,7 @@ class GrpcServerCall {
   /** Trailers sent when the response message has been written. */
   trailers: Readonly<Record<string, string>> = OK_TRAILERS;
   private readonly reader: GrpcMessageReader;
-  private invocation: ProviderInvocation | undefined;
+  private invocation: Invocation | undefined;
   /** Set once a response (or a refusal) was started: later events are ignored. */
   private answered = false;
   /** Set once the invocation settled. */
@@ -207,7 +206,7 @@ class GrpcServerCall {
       this.fail(error);
       return;
     }
-    const invocation = new ProviderInvocation(this.method.name, args, exporter.service);
+    const invocation = Invocation.of(this.method.name, args, exporter.service);
     this.server.fillInvocation(invocation, this.headers, this.stream.session);
     invocation.deadline = this.deadline;
     this.invocation = invocation;
@@ -575,8 +574,12 @@ export class TripleServer {
     return this.byKey.get(URL.buildKey(path, group, '1.0.0')) ?? this.byKey.get(path) ?? this.byPath.get(path);
   }
 
-  /** Sets the attachments every provider invocation carries: request headers, the caller's application and address. */
-  fillInvocation(invocation: ProviderInvocation, headers: InboundHeaders, session: Http2Session | undefined, remoteAddress?: string): void {
+  /**
+   * Prepares a provider invocation: its signal becomes abortable (created only if read), and it carries the request
+   * headers as attachments, the caller's application (`tri-consumer-appname`) and address (`remote.address`).
+   */
+  fillInvocation(invocation: Invocation, headers: InboundHeaders, session: Http2Session | undefined, remoteAddress?: string): void {
+    invocation.enableAbort();
     readAttachmentHeaders(headers, invocation);
     const application = headers[TripleHeaders.CONSUMER_APPNAME];
     if (typeof application === 'string' && application !== '') invocation.setAttachment('remote.application', application);
@@ -799,7 +802,7 @@ export class TripleServer {
     } catch (error) {
       throw new PlainHttpError(400, error instanceof Error ? error.message : String(error));
     }
-    const invocation = new ProviderInvocation(method.name, args, exporter.service);
+    const invocation = Invocation.of(method.name, args, exporter.service);
     this.fillInvocation(invocation, headers, undefined, exchange.remoteAddress);
     const timeout = Number(headerString(headers, TripleHeaders.SERVICE_TIMEOUT));
     if (timeout > 0) invocation.deadline = Date.now() + timeout;

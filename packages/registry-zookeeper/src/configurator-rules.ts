@@ -303,5 +303,5 @@ function describe(value: unknown): string {
 }
 
 function invalid(message: string): ExtensionError {
-  return new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `Invalid configurator rule: ${message}.`);
+  return new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `Invalid configurator rule: ${message.replace(/\.+$/, '')}.`);
 }

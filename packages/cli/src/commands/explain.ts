@@ -23,7 +23,7 @@ interface ActivatedBy {
   readonly key: string;
   readonly value: string;
   /** Set when a method-level parameter (`<method>.<key>`) did it. */
-  readonly method: string | undefined;
+  readonly method: string | null;
 }
 
 /** Mirrors the loader's condition check, and says which parameter (plain, else which method's) made it hold. */
@@ -31,12 +31,12 @@ function activatedBy(meta: ActivateMetadata, url: URL): ActivatedBy | undefined 
   for (const { key, expected } of meta.conditions) {
     const plain = url.getParameter(key);
     if (plain !== undefined && plain !== '') {
-      if (expected !== undefined ? expected === plain : isConfigNotEmpty(plain)) return { key, value: plain, method: undefined };
+      if (expected !== undefined ? expected === plain : isConfigNotEmpty(plain)) return { key, value: plain, method: null };
       continue;
     }
     const any = url.getAnyMethodParameter(key);
     if (any === undefined || !(expected !== undefined ? expected === any : isConfigNotEmpty(any))) continue;
-    return { key, value: any, method: methodSetting(url, key, any) };
+    return { key, value: any, method: methodSetting(url, key, any) ?? null };
   }
   return undefined;
 }
@@ -55,7 +55,7 @@ interface Explained {
   readonly position: number;
   readonly reason: string;
   readonly detail: string;
-  readonly activatedBy: ActivatedBy | undefined;
+  readonly activatedBy: ActivatedBy | null;
 }
 
 /** Builds the URL to explain from the argument and flags. */
@@ -144,7 +144,7 @@ async function run(args: ParsedArgs, ctx: CommandContext): Promise<number> {
     }
     const who = list.map((r) => `${r.pkg.name}@${r.pkg.version} (${displayPath(root, r.manifestPath)})`).join(' and ');
     errors.push(`filter "${name}" is declared by ${who}: the loader refuses the name, so the application does not start. Uninstall or rename one (see weft doctor).`);
-    clashes.push({ name, package: list.map((r) => `${r.pkg.name}@${r.pkg.version}`).join(', '), manifest: displayPath(root, first.manifestPath), position: -1, reason: 'clash', detail: `declared by ${who}`, activatedBy: undefined });
+    clashes.push({ name, package: list.map((r) => `${r.pkg.name}@${r.pkg.version}`).join(', '), manifest: displayPath(root, first.manifestPath), position: -1, reason: 'clash', detail: `declared by ${who}`, activatedBy: null });
   }
   for (const p of index.problems.filter((p) => p.pointId === FILTER_POINT)) {
     errors.push(`invalid filter manifest ${displayPath(root, p.file)}: ${p.message} (it contributes no filters, and loading weft.rpc.Filter fails)`);
@@ -177,7 +177,7 @@ async function run(args: ParsedArgs, ctx: CommandContext): Promise<number> {
       position: v.position,
       reason: v.reason,
       detail: v.detail,
-      activatedBy: v.reason === 'activated' && meta !== undefined ? activatedBy(meta, url) : undefined,
+      activatedBy: (v.reason === 'activated' && meta !== undefined ? activatedBy(meta, url) : undefined) ?? null,
     };
   };
   const verdicts = explained.verdicts.map(describe);
@@ -229,8 +229,8 @@ async function run(args: ParsedArgs, ctx: CommandContext): Promise<number> {
 
 function why(c: Explained): string {
   const by = c.activatedBy;
-  if (by === undefined) return c.detail;
-  if (by.method === undefined) return `${c.detail}: ${by.key}=${by.value}`;
+  if (by === null) return c.detail;
+  if (by.method === null) return `${c.detail}: ${by.key}=${by.value}`;
   return `${c.detail}: ${by.method}.${by.key}=${by.value} (method level: in every method's chain, applied to ${by.method} calls)`;
 }
 

@@ -80,6 +80,14 @@ export class RpcStatus {
 interface Entry {
   readonly service: RpcStatus;
   readonly methods: Map<string, RpcStatus>;
+  /** The methods the URL declares (`methods`), or null when it declares none. */
+  readonly declared: ReadonlySet<string> | null;
+}
+
+function declaredMethods(url: URL): ReadonlySet<string> | null {
+  const methods = url.getParameter('methods');
+  if (methods === undefined || methods.trim() === '' || methods.trim() === '*') return null;
+  return new Set(methods.split(',').map((m) => m.trim()));
 }
 
 /**
@@ -106,7 +114,7 @@ export class RpcStatusRegistry {
   private entry(url: URL): Entry {
     let entry = this.find(url);
     if (entry === undefined) {
-      this.byKey.set(RpcStatusRegistry.keyOf(url), (entry = { service: new RpcStatus(), methods: new Map() }));
+      this.byKey.set(RpcStatusRegistry.keyOf(url), (entry = { service: new RpcStatus(), methods: new Map(), declared: declaredMethods(url) }));
       this.byUrl.set(url, entry);
     }
     return entry;
@@ -124,7 +132,15 @@ export class RpcStatusRegistry {
 
   /** The key under which a URL's counters are kept: identity string plus service key. */
   static keyOf(url: URL): string {
-    return `${url.toIdentityString()}|${url.getServiceKey() ?? ''}`;
+    return `${url.toIdentityString()}|${url.getServiceKey() ?? ''}|${url.getSide() ?? ''}`;
+  }
+
+  /**
+   * The method a call is counted under: itself when the URL declares it (`methods`) or declares no list;
+   * otherwise one shared `*` entry, so method names invented by callers cannot grow memory without bound.
+   */
+  private static methodKey(entry: Entry, method: string): string {
+    return entry.declared === null || entry.declared.has(method) ? method : '*';
   }
 
   /** The provider-level counters. */
@@ -134,9 +150,11 @@ export class RpcStatusRegistry {
 
   /** The method-level counters. */
   getMethodStatus(url: URL, method: string): RpcStatus {
-    const methods = this.entry(url).methods;
-    let status = methods.get(method);
-    if (status === undefined) methods.set(method, (status = new RpcStatus()));
+    const entry = this.entry(url);
+    const methods = entry.methods;
+    const key = RpcStatusRegistry.methodKey(entry, method);
+    let status = methods.get(key);
+    if (status === undefined) methods.set(key, (status = new RpcStatus()));
     return status;
   }
 
@@ -146,8 +164,9 @@ export class RpcStatusRegistry {
    */
   beginCount(url: URL, method: string, max = 0): boolean {
     const entry = this.entry(url);
-    let status = entry.methods.get(method);
-    if (status === undefined) entry.methods.set(method, (status = new RpcStatus()));
+    const key = RpcStatusRegistry.methodKey(entry, method);
+    let status = entry.methods.get(key);
+    if (status === undefined) entry.methods.set(key, (status = new RpcStatus()));
     if (max > 0 && status.active >= max) return false;
     status.active++;
     entry.service.active++;

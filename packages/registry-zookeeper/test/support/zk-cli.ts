@@ -32,6 +32,11 @@ export class ZkCliSession {
     return this.output;
   }
 
+  /** Types one command line without waiting for its output (e.g. `delete`, which prints nothing). */
+  send(command: string): void {
+    this.child.stdin.write(`${command}\n`);
+  }
+
   /**
    * Types one command line and waits until the output shows `expect` (searched in what is printed after the
    * command was sent).

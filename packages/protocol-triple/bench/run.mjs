@@ -1,0 +1,191 @@
+// Benchmark of @weft/protocol-triple: unary echo throughput over 127.0.0.1 with 64 calls in flight.
+// Run: `node --expose-gc packages/protocol-triple/bench/run.mjs` (needs a built dist/), or `npm run bench` at the root.
+//
+//   floor    a bare node:http2 echo server + client with gRPC framing: the client frames JSON.stringify(payload),
+//            the server reads the frame, JSON.parse + JSON.stringify, answers HEADERS + DATA + trailers
+//            (grpc-status 0), the client parses the frame. No RPC framework at all: what any gRPC stack must pay.
+//   grpc-js  @grpc/grpc-js client + server with JSON (de)serializers on the same payload.
+//   weft tri a Weft consumer proxy (failover cluster, consumer chain) → tri → provider (chain, implementation),
+//            the payload declared as `Object` so it is realised on both sides.
+//
+// All three run in this process, one after another in interleaved rounds (floor, grpc-js, weft, floor, …), so a
+// busy machine slows them alike. Each round keeps 64 calls in flight for ROUND_MS and reports ns per completed
+// call; the table shows the median over rounds and the ratio to the floor (cost: lower is better). The "Figures"
+// block gives throughput ratios (higher is better): the target is weft ≥ 0.8× the floor, about 2× grpc-js.
+import http2 from 'node:http2';
+import { cpus, loadavg } from 'node:os';
+
+import * as grpc from '@grpc/grpc-js';
+import { defineService, WeftApplication } from '@weft/core';
+import { createTestApp, freePort } from '@weft/test-utils';
+
+import { formatRatio, printTable, summarize } from '../../core/bench/harness.mjs';
+
+const CONCURRENCY = 64;
+const ROUND_MS = 400;
+const ROUNDS = 9;
+const WARMUP_MS = 1500;
+
+const payload = { name: 'weft', id: 42, tags: ['alpha', 'beta', 'gamma'], nested: { x: 1.5, y: 'hello world', ok: true } };
+const expected = JSON.stringify(payload);
+
+console.log('\n══ @weft/protocol-triple — unary echo, 64 in flight ══');
+console.log(
+  `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} CPUs, load average ${loadavg()[0].toFixed(2)}` +
+    (typeof globalThis.gc === 'function' ? ', --expose-gc' : ' (run with --expose-gc for steadier figures)'),
+);
+
+// ---------------------------------------------------------------------------------------------------------------
+// Floor: bare node:http2 with gRPC framing
+
+function frame(buffer) {
+  const out = Buffer.allocUnsafe(5 + buffer.length);
+  out[0] = 0;
+  out.writeUInt32BE(buffer.length, 1);
+  buffer.copy(out, 5);
+  return out;
+}
+
+const FLOOR_RESPONSE = { ':status': 200, 'content-type': 'application/grpc+json' };
+const FLOOR_TRAILERS = { 'grpc-status': '0' };
+const floorServer = http2.createServer();
+floorServer.on('stream', (stream) => {
+  const chunks = [];
+  stream.on('data', (chunk) => chunks.push(chunk));
+  stream.on('end', () => {
+    const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+    const value = JSON.parse(body.subarray(5).toString('utf8'));
+    stream.respond(FLOOR_RESPONSE, { waitForTrailers: true });
+    stream.once('wantTrailers', () => stream.sendTrailers(FLOOR_TRAILERS));
+    stream.end(frame(Buffer.from(JSON.stringify(value))));
+  });
+});
+const floorPort = await freePort();
+await new Promise((resolve) => floorServer.listen(floorPort, '127.0.0.1', resolve));
+const floorSession = http2.connect(`http://127.0.0.1:${floorPort}`);
+await new Promise((resolve) => floorSession.once('connect', resolve));
+const FLOOR_REQUEST = {
+  ':method': 'POST',
+  ':path': '/bench.Echo/echo',
+  'content-type': 'application/grpc+json',
+  te: 'trailers',
+};
+function floorCall() {
+  return new Promise((resolve, reject) => {
+    const stream = floorSession.request(FLOOR_REQUEST);
+    const chunks = [];
+    stream.on('data', (chunk) => chunks.push(chunk));
+    stream.on('trailers', () => {});
+    stream.on('error', reject);
+    stream.on('end', () => {
+      const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+      resolve(JSON.parse(body.subarray(5).toString('utf8')));
+    });
+    stream.end(frame(Buffer.from(JSON.stringify(payload))));
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// @grpc/grpc-js with JSON serializers
+
+const jsonSerialize = (value) => Buffer.from(JSON.stringify(value));
+const jsonDeserialize = (bytes) => JSON.parse(bytes.toString('utf8'));
+const grpcDefinition = {
+  echo: {
+    path: '/bench.Echo/echo',
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: jsonSerialize,
+    requestDeserialize: jsonDeserialize,
+    responseSerialize: jsonSerialize,
+    responseDeserialize: jsonDeserialize,
+  },
+};
+const grpcServer = new grpc.Server();
+grpcServer.addService(grpcDefinition, { echo: (call, callback) => callback(null, call.request) });
+const grpcPort = await freePort();
+await new Promise((resolve, reject) =>
+  grpcServer.bindAsync(`127.0.0.1:${grpcPort}`, grpc.ServerCredentials.createInsecure(), (error) => (error ? reject(error) : resolve())),
+);
+const GrpcClient = grpc.makeGenericClientConstructor(grpcDefinition, 'Echo');
+const grpcClient = new GrpcClient(`127.0.0.1:${grpcPort}`, grpc.credentials.createInsecure());
+function grpcCall() {
+  return new Promise((resolve, reject) => grpcClient.echo(payload, (error, value) => (error ? reject(error) : resolve(value))));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Weft tri
+
+const Echo = defineService('bench.Echo', { echo: { args: [Object], returns: Object } });
+const testApp = createTestApp(['@weft/core', '@weft/cluster', '@weft/protocol-triple'], { prefix: 'weft-bench-tri' });
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+const provider = await WeftApplication.start({ root: testApp.root, name: 'bench-provider', logger: silent });
+const triPort = await freePort();
+await provider.export(Echo, { echo: (value) => value }, { protocol: 'tri', port: triPort });
+const consumer = await WeftApplication.start({ root: testApp.root, name: 'bench-consumer', logger: silent });
+const echo = await consumer.refer(Echo, { url: `tri://127.0.0.1:${triPort}`, timeout: 5000 });
+const weftCall = () => echo.echo(payload);
+
+// ---------------------------------------------------------------------------------------------------------------
+// Measurement
+
+const variants = [
+  { name: 'floor: node:http2 + gRPC framing', call: floorCall, samples: [] },
+  { name: '@grpc/grpc-js client + server', call: grpcCall, samples: [] },
+  { name: 'weft tri: proxy → provider', call: weftCall, samples: [] },
+];
+
+for (const variant of variants) {
+  const answer = await variant.call();
+  if (JSON.stringify(answer) !== expected) throw new Error(`${variant.name} answered ${JSON.stringify(answer)}`);
+}
+
+/** Keeps CONCURRENCY calls in flight for `ms`; returns ns per completed call. */
+async function round(call, ms) {
+  let completed = 0;
+  const start = process.hrtime.bigint();
+  const end = Date.now() + ms;
+  const worker = async () => {
+    while (Date.now() < end) {
+      await call();
+      completed++;
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  return Number(process.hrtime.bigint() - start) / completed;
+}
+
+for (const variant of variants) await round(variant.call, WARMUP_MS);
+for (let r = 0; r < ROUNDS; r++) {
+  for (const variant of variants) {
+    if (typeof globalThis.gc === 'function') globalThis.gc();
+    variant.samples.push(await round(variant.call, ROUND_MS));
+  }
+}
+
+const rows = variants.map((v) => summarize(v.name, v.samples, 1));
+printTable(`unary echo, ${CONCURRENCY} calls in flight, ${ROUNDS} interleaved rounds of ${ROUND_MS} ms`, rows, {
+  baseline: variants[0].name,
+});
+
+const [floorRow, grpcRow, weftRow] = rows;
+const throughput = (row) => `${Math.round(row.opsPerSec).toLocaleString('en-US')} calls/s`;
+const figures = [
+  ['floor throughput', throughput(floorRow)],
+  ['grpc-js throughput', throughput(grpcRow)],
+  ['weft tri throughput', throughput(weftRow)],
+  ['weft tri ÷ floor (throughput, target ≥ 0.8×)', formatRatio(floorRow.nsPerOp / weftRow.nsPerOp)],
+  ['weft tri ÷ grpc-js (throughput)', formatRatio(grpcRow.nsPerOp / weftRow.nsPerOp)],
+  ['grpc-js ÷ floor (throughput)', formatRatio(floorRow.nsPerOp / grpcRow.nsPerOp)],
+];
+console.log('\nFigures:');
+const labelWidth = Math.max(...figures.map(([label]) => label.length));
+for (const [label, value] of figures) console.log(`  ${`${label}:`.padEnd(labelWidth + 1)}  ${value}`);
+
+await consumer.shutdown();
+await provider.shutdown();
+grpcClient.close();
+await new Promise((resolve) => grpcServer.tryShutdown(resolve));
+floorSession.close();
+await new Promise((resolve) => floorServer.close(resolve));
+testApp.cleanup();

@@ -1,0 +1,45 @@
+/**
+ * `@weft/protocol-triple`: Dubbo 3's Triple protocol (`tri`) for Weft — gRPC-compatible unary RPC over HTTP/2 with
+ * deadlines, cancellation, limits and reconnect, plus plain JSON POSTs over HTTP/1.1 and HTTP/2, on one port.
+ *
+ * @packageDocumentation
+ */
+export { TripleProtocol } from './triple-protocol.js';
+export { ServiceDefinitionProtocolWrapper } from './service-definition-protocol-wrapper.js';
+export { TripleInvoker, type TripleInvokerInit } from './triple-invoker.js';
+export { TripleServer, type TripleServerOptions } from './triple-server.js';
+export { TripleExporter, InflightCounter, type ServerMethod, type TripleExporterInit } from './triple-exporter.js';
+export { TripleConnectionPool, SessionHandle, backoffDelay, type ConnectionOptions } from './connection-pool.js';
+export { SerializationCodec, type TripleCodec } from './triple-codec.js';
+export {
+  ACCEPT_ENCODING,
+  decompress,
+  encodeFrame,
+  FRAME_HEADER_LENGTH,
+  FrameError,
+  GrpcMessageReader,
+  isSupportedEncoding,
+  SUPPORTED_ENCODINGS,
+} from './grpc-frame.js';
+export {
+  BIZ_EXCEPTION_CODE,
+  decodeGrpcMessage,
+  encodeGrpcMessage,
+  formatGrpcTimeout,
+  GrpcStatus,
+  grpcStatusOf,
+  grpcToHttpStatus,
+  httpStatusToGrpc,
+  parseGrpcTimeout,
+  rpcErrorCodeFromWire,
+  rpcErrorCodeOf,
+} from './grpc-status.js';
+export {
+  EXCLUDED_ATTACHMENT_KEYS,
+  headerValue,
+  readAttachmentHeaders,
+  writeAttachmentHeaders,
+  type AttachmentSink,
+  type InboundHeaders,
+} from './attachment-headers.js';
+export { TripleDefaults, TripleHeaders, TripleKeys } from './triple-keys.js';

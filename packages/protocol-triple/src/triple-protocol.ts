@@ -1,0 +1,241 @@
+import {
+  ExtensionError,
+  ExtensionErrorCode,
+  Inject,
+  InjectLoader,
+  Logger,
+  Protocol,
+  safeLog,
+  Serialization,
+  type Exporter,
+  type ExtensionLoader,
+  type Invoker,
+  type ServiceDefinition,
+  type URL,
+} from '@weft/core/spi';
+
+import { TripleConnectionPool } from './connection-pool.js';
+import { SerializationCodec, type TripleCodec } from './triple-codec.js';
+import { TripleExporter, type ServerMethod } from './triple-exporter.js';
+import { TripleInvoker } from './triple-invoker.js';
+import { TripleDefaults, TripleKeys } from './triple-keys.js';
+import { TripleServer, type TripleServerOptions } from './triple-server.js';
+
+/**
+ * Dubbo 3's Triple protocol (`tri`): gRPC-compatible unary RPC over HTTP/2, plus plain JSON POSTs, on one port.
+ *
+ * @remarks
+ * Extension `tri` of `weft.rpc.Protocol` (default port 50051), one instance per application, holding that
+ * application's servers and connection pools (nothing is shared between applications).
+ *
+ * ```
+ *  consumer proxy → cluster → consumer filters → TripleInvoker ──HTTP/2──▶ TripleServer → provider filters → impl
+ *                                                 (pool per address,        (one per host:port, sniffs h2 / HTTP/1,
+ *                                                  grpc-timeout, RST on       routes [group/]path[:version], codec,
+ *                                                  deadline, reconnect)       tri-exception-code, GOAWAY on close)
+ * ```
+ *
+ * - `export(invoker)` starts (or reuses) the server of the URL's host and port and registers the service there.
+ *   Server settings come from the first export on the port: {@link TripleKeys}. The service's argument and result
+ *   types are known when the export comes from `WeftApplication.export` (see `ServiceDefinitionProtocolWrapper`);
+ *   otherwise values are passed as decoded.
+ * - `refer(service, url)` returns a {@link TripleInvoker} on the pool of `url`'s address (shared by every reference
+ *   to it); unless `lazy=true` it waits for the first connection attempt (at most `connect-timeout`), so
+ *   `isAvailable()` is accurate at once — a provider that is down is referred anyway and reconnected in the background.
+ * - `destroy()` shuts every server down gracefully and closes every pool.
+ *
+ * @example
+ * ```ts
+ * await app.export(Greeter, impl, { protocol: 'tri', port: 50051 });
+ * const greeter = await app.refer(Greeter, { url: 'tri://127.0.0.1:50051' });
+ * ```
+ */
+export class TripleProtocol extends Protocol {
+  private readonly servers = new Map<string, Promise<TripleServer>>();
+  private readonly pools = new Map<string, TripleConnectionPool>();
+  private readonly definitions = new WeakMap<URL, ServiceDefinition>();
+  private readonly codecs = new Map<string, TripleCodec>();
+  private destroyed = false;
+
+  constructor(
+    @InjectLoader(Serialization) private readonly serializations: ExtensionLoader<Serialization>,
+    @Inject(Logger) private readonly logger: Logger,
+  ) {
+    super();
+  }
+
+  getDefaultPort(): number {
+    return TripleDefaults.PORT;
+  }
+
+  /**
+   * Records the service definition of an export URL, so its calls are decoded against the declared types.
+   * Called by `ServiceDefinitionProtocolWrapper` before the filter chain hides the service invoker.
+   */
+  defineService(url: URL, service: ServiceDefinition): void {
+    this.definitions.set(url, service);
+  }
+
+  async export(invoker: Invoker): Promise<Exporter> {
+    this.assertAlive();
+    const url = invoker.getUrl();
+    const key = url.getPathKey();
+    if (key === undefined || url.path === '') {
+      throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `Cannot export ${url.toString()} over tri: it names no service.`);
+    }
+    const codec = this.codecOf(url);
+    const service = this.definitions.get(url);
+    const server = await this.serverFor(url);
+    const exporter = new TripleExporter({
+      invoker,
+      key,
+      path: url.path,
+      service,
+      methods: methodsOf(url, service),
+      codec,
+      unexport: (e) => this.unexport(e, server),
+    });
+    try {
+      server.add(exporter);
+    } catch (error) {
+      if (server.isEmpty) await this.closeServer(server);
+      throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, (error as Error).message, { cause: error });
+    }
+    return exporter;
+  }
+
+  async refer(service: ServiceDefinition, url: URL): Promise<Invoker> {
+    this.assertAlive();
+    const codec = this.codecOf(url);
+    const pool = this.poolFor(url);
+    const invoker = new TripleInvoker({
+      service,
+      url,
+      pool,
+      codec,
+      payload: url.getPositiveParameter(TripleKeys.PAYLOAD, TripleDefaults.PAYLOAD),
+    });
+    if (!url.getParameter(TripleKeys.LAZY, TripleDefaults.LAZY)) {
+      await pool.ready(url.getPositiveParameter(TripleKeys.CONNECT_TIMEOUT, TripleDefaults.CONNECT_TIMEOUT));
+    }
+    return invoker;
+  }
+
+  async destroy(): Promise<void> {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    const servers = await Promise.allSettled([...this.servers.values()]);
+    this.servers.clear();
+    await Promise.allSettled(servers.map((s) => (s.status === 'fulfilled' ? s.value.close() : undefined)));
+    for (const pool of [...this.pools.values()]) pool.close();
+    this.pools.clear();
+  }
+
+  private assertAlive(): void {
+    if (this.destroyed) throw new ExtensionError(ExtensionErrorCode.DESTROYED, 'The tri protocol of this application has been destroyed.');
+  }
+
+  private codecOf(url: URL): TripleCodec {
+    const name = url.getParameter(TripleKeys.SERIALIZATION, TripleDefaults.SERIALIZATION);
+    let codec = this.codecs.get(name);
+    if (codec === undefined) {
+      if (!this.serializations.hasExtension(name)) {
+        throw new ExtensionError(
+          ExtensionErrorCode.INVALID_PARAMETER,
+          `${url.getServiceKey() ?? url.path}: serialization=${name} names no weft.rpc.Serialization extension ` +
+            `(available: ${this.serializations.getSupportedExtensions().join(', ')}).`,
+        );
+      }
+      codec = new SerializationCodec(this.serializations.getExtension(name));
+      this.codecs.set(name, codec);
+    }
+    return codec;
+  }
+
+  private serverFor(url: URL): Promise<TripleServer> {
+    const address = `${url.host}:${url.port}`;
+    let pending = this.servers.get(address);
+    if (pending === undefined) {
+      const server = new TripleServer(url.host, url.port, serverOptions(url), this.logger, this.codecOf(url.removeParameter(TripleKeys.SERIALIZATION)));
+      pending = server.listen().then(() => server);
+      this.servers.set(address, pending);
+      pending.catch(() => {
+        if (this.servers.get(address) === pending) this.servers.delete(address);
+      });
+    }
+    return pending;
+  }
+
+  private async unexport(exporter: TripleExporter, server: TripleServer): Promise<void> {
+    server.remove(exporter);
+    const drained = await exporter.inflight.whenIdle(server.options.shutdownTimeout);
+    if (!drained) {
+      safeLog(this.logger, 'warn', `tri: unexport of ${exporter.key}: ${exporter.inflight.count} call(s) still in flight; unexporting anyway.`);
+    }
+    try {
+      await exporter.invoker.destroy();
+    } finally {
+      if (server.isEmpty) await this.closeServer(server);
+    }
+  }
+
+  private async closeServer(server: TripleServer): Promise<void> {
+    const address = `${server.host}:${server.port}`;
+    const current = this.servers.get(address);
+    if (current !== undefined && (await current) === server) this.servers.delete(address);
+    await server.close();
+  }
+
+  private poolFor(url: URL): TripleConnectionPool {
+    const connections = url.getPositiveParameter(TripleKeys.CONNECTIONS, TripleDefaults.CONNECTIONS);
+    const address = url.getAddress();
+    const key = `${address}#${connections}`;
+    let pool = this.pools.get(key);
+    if (pool === undefined) {
+      const created: TripleConnectionPool = new TripleConnectionPool(
+        {
+          address,
+          connections,
+          connectTimeout: url.getPositiveParameter(TripleKeys.CONNECT_TIMEOUT, TripleDefaults.CONNECT_TIMEOUT),
+          backoff: url.getPositiveParameter(TripleKeys.RECONNECT_BACKOFF, TripleDefaults.RECONNECT_BACKOFF),
+          maxBackoff: url.getPositiveParameter(TripleKeys.RECONNECT_MAX_BACKOFF, TripleDefaults.RECONNECT_MAX_BACKOFF),
+          heartbeat: url.getParameter(TripleKeys.HEARTBEAT, TripleDefaults.HEARTBEAT),
+          maxHeaderListSize: url.getPositiveParameter(TripleKeys.MAX_HEADER_LIST_SIZE, TripleDefaults.MAX_HEADER_LIST_SIZE),
+        },
+        this.logger,
+        () => {
+          if (this.pools.get(key) === created) this.pools.delete(key);
+        },
+      );
+      pool = created;
+      this.pools.set(key, pool);
+    }
+    return pool.retain();
+  }
+}
+
+function serverOptions(url: URL): TripleServerOptions {
+  return {
+    payload: url.getPositiveParameter(TripleKeys.PAYLOAD, TripleDefaults.PAYLOAD),
+    maxConcurrentStreams: url.getPositiveParameter(TripleKeys.MAX_CONCURRENT_STREAMS, TripleDefaults.MAX_CONCURRENT_STREAMS),
+    maxHeaderListSize: url.getPositiveParameter(TripleKeys.MAX_HEADER_LIST_SIZE, TripleDefaults.MAX_HEADER_LIST_SIZE),
+    resolveFallbackToDefault: url.getParameter(TripleKeys.RESOLVE_FALLBACK_TO_DEFAULT, TripleDefaults.RESOLVE_FALLBACK_TO_DEFAULT),
+    shutdownTimeout: url.getPositiveParameter(TripleKeys.SHUTDOWN_TIMEOUT, TripleDefaults.SHUTDOWN_TIMEOUT),
+    sniffTimeout: url.getPositiveParameter(TripleKeys.SNIFF_TIMEOUT, TripleDefaults.SNIFF_TIMEOUT),
+  };
+}
+
+/** The methods a service answers: from its definition, else the URL's `methods` list (types unknown). */
+function methodsOf(url: URL, service: ServiceDefinition | undefined): ReadonlyMap<string, ServerMethod> {
+  const methods = new Map<string, ServerMethod>();
+  if (service !== undefined) {
+    for (const [name, descriptor] of service.methodDescriptors) methods.set(name, { name, descriptor });
+    return methods;
+  }
+  const list = url.getParameter('methods') ?? '';
+  for (const name of list.split(',')) {
+    const trimmed = name.trim();
+    if (trimmed !== '') methods.set(trimmed, { name: trimmed, descriptor: undefined });
+  }
+  return methods;
+}
