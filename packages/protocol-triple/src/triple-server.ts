@@ -326,9 +326,8 @@ interface PlainExchange {
   readonly sendsAttachments: boolean;
   readBody(limit: number): Promise<Buffer>;
   onClose(listener: () => void): void;
+  /** Answers; a request whose body was not read to the end is cut off (the connection or stream is closed after). */
   respond(status: number, headers: Record<string, string>, body: string | undefined): void;
-  /** Stops reading the request (after an early answer). */
-  abandon(): void;
 }
 
 function readLimited(source: NodeJS.ReadableStream & { destroyed?: boolean }, limit: number): Promise<Buffer> {
@@ -384,7 +383,8 @@ class Http1Exchange implements PlainExchange {
     if (res.headersSent || res.destroyed) return;
     res.statusCode = status;
     for (const name in headers) res.setHeader(name, headers[name] as string);
-    if (this.server.isClosing) res.shouldKeepAlive = false;
+    // Closing, or the body was not read to the end: the connection cannot carry another request.
+    if (this.server.isClosing || !this.req.complete) res.shouldKeepAlive = false;
     if (body === undefined) res.end();
     else {
       res.setHeader('content-length', Buffer.byteLength(body));
@@ -392,11 +392,6 @@ class Http1Exchange implements PlainExchange {
     }
   }
 
-  abandon(): void {
-    // The rest of the body is not read: the connection cannot carry another request.
-    this.res.shouldKeepAlive = false;
-    this.res.once('finish', () => this.req.destroy());
-  }
 }
 
 class Http2PlainExchange implements PlainExchange {
@@ -431,14 +426,14 @@ class Http2PlainExchange implements PlainExchange {
     try {
       stream.respond({ ':status': status, ...headers }, body === undefined ? END_STREAM : undefined);
       if (body !== undefined) stream.end(body);
+      // The client may still be uploading a body we will not read: reset the stream once the answer is out.
+      if (!stream.readableEnded) {
+        if (stream.writableFinished) closeIfUploading(stream);
+        else stream.once('finish', () => closeIfUploading(stream));
+      }
     } catch {
       // Reset meanwhile.
     }
-  }
-
-  abandon(): void {
-    const stream = this.stream;
-    if (!stream.destroyed && !stream.readableEnded) stream.close(NGHTTP2_NO_ERROR);
   }
 }
 
@@ -756,9 +751,7 @@ export class TripleServer {
     try {
       await this.servePlain(exchange);
     } catch (error) {
-      const failure = error instanceof PlainHttpError ? error : toPlainError(error);
-      exchange.abandon();
-      respondPlainError(exchange, failure);
+      respondPlainError(exchange, error instanceof PlainHttpError ? error : toPlainError(error));
     }
   }
 
