@@ -78,7 +78,9 @@ export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[])
     let value = inline;
     if (value === undefined) {
       const next = argv[i + 1];
-      if (next === undefined || (next.startsWith('-') && next.length > 1 && next !== '-')) {
+      // A value may start with "-" (filter lists: --filter -accesslog, numbers: --order -5); only a flag this
+      // command knows is taken as a missing value.
+      if (next === undefined || isKnownFlag(next, byLong, byShort)) {
         throw new UsageError(`${shown} needs a value${spec.value !== undefined ? ` ${spec.value}` : ''}`);
       }
       value = next;
@@ -96,6 +98,15 @@ export function parseArgs(argv: readonly string[], specs: readonly OptionSpec[])
     }
   }
   return { flags, positionals };
+}
+
+function isKnownFlag(token: string, byLong: ReadonlyMap<string, OptionSpec>, byShort: ReadonlyMap<string, OptionSpec>): boolean {
+  if (token === '--') return true;
+  if (token.startsWith('--')) {
+    const eq = token.indexOf('=');
+    return byLong.has(eq < 0 ? token.slice(2) : token.slice(2, eq));
+  }
+  return token.length === 2 && token.startsWith('-') && byShort.has(token.slice(1));
 }
 
 /** The value of a string flag, or undefined. @internal */
@@ -123,8 +134,11 @@ export function integerFlag(args: ParsedArgs, name: string, defaultValue: number
   return Number(raw);
 }
 
-function suggest(name: string, names: readonly string[], prefix: string): string {
-  const close = names.filter((n) => n.startsWith(name.slice(0, 3)) || distance(n, name) <= 2);
+/** " (did you mean …?)" for the closest names, or "". @internal */
+export function suggest(name: string, names: readonly string[], prefix: string): string {
+  const best = Math.min(...names.map((n) => distance(n, name)));
+  let close = best <= 2 ? names.filter((n) => distance(n, name) === best) : [];
+  if (close.length === 0) close = names.filter((n) => name.length >= 3 && n.startsWith(name.slice(0, 3)));
   return close.length > 0 ? ` (did you mean ${close.map((n) => prefix + n).join(' or ')}?)` : '';
 }
 

@@ -1,6 +1,6 @@
 import { ExtensionError } from '@weft/core';
 
-import { booleanFlag, parseArgs } from './args.js';
+import { booleanFlag, parseArgs, suggest } from './args.js';
 import { renderHelp, type Command, type CommandContext } from './command.js';
 import { doctorCommand } from './commands/doctor.js';
 import { explainCommand } from './commands/explain.js';
@@ -113,6 +113,5 @@ function usage(io: CliIo, command: Command | undefined, message: string, json: b
 }
 
 function suggestCommand(name: string): string {
-  const close = COMMANDS.filter((c) => c.name.startsWith(name.slice(0, 2)));
-  return close.length > 0 ? ` (did you mean ${close.map((c) => c.name).join(' or ')}?)` : '';
+  return suggest(name, COMMANDS.map((c) => c.name), '');
 }

@@ -46,7 +46,7 @@ describe('global', () => {
     expect(result.stderr).toContain('Run "weft --help" for usage.');
   });
 
-  it.each(COMMANDS)('weft %s --help and weft help %s print the same help, exit 0', async (command) => {
+  it.each(COMMANDS)('weft %s --help, -h and weft help <command> print the same help, exit 0', async (command) => {
     const a = await weft([command, '--help']);
     const b = await weft(['help', command]);
     const c = await weft([command, '-h']);

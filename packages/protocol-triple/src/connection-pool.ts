@@ -140,7 +140,8 @@ class TripleConnection {
     session.on('error', (error: Error) => {
       this.lastError = error;
     });
-    session.once('connect', () => {
+    // Ready once the provider's first SETTINGS arrived (its max-concurrent-streams is then known), not at TCP connect.
+    session.once('remoteSettings', () => {
       if (this.handle !== handle) return;
       if (this.timer !== undefined) clearTimeout(this.timer);
       this.timer = undefined;

@@ -56,29 +56,47 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
   return typeof value === 'string' ? value : Array.isArray(value) ? value[0] : undefined;
 }
 
-/** One unary call in flight on the consumer side. */
+/** Transparent retries of a stream the provider refused (REFUSED_STREAM: not processed, so safe to resend). */
+const MAX_REFUSED_RETRIES = 3;
+
+/** One unary call in flight on the consumer side (possibly over several streams, when refused ones are resent). */
 class ClientCall {
   trailers: IncomingHttpHeaders | undefined = undefined;
   error: Error | undefined = undefined;
-  /** Set by the deadline wheel; `settled` is flagged when the call completes first. */
+  /** Set by the deadline wheel, cancelled when the call completes first. */
   deadlineEntry: DeadlineEntry | undefined = undefined;
+  /** Whether the call settled. */
+  done = false;
+  private stream: CallStream | undefined = undefined;
+  private handle: SessionHandle | undefined = undefined;
   private reader: GrpcMessageReader | undefined = undefined;
   private headers: IncomingHttpHeaders | undefined = undefined;
   private exceptionCode = 0;
   private encoding: string | undefined = undefined;
   private failure: RpcError | undefined = undefined;
-  private done = false;
+  private refused = 0;
   private onAbort: (() => void) | undefined = undefined;
 
   constructor(
     private readonly invoker: TripleInvoker,
-    private readonly method: ClientMethod,
-    private readonly invocation: Invocation,
-    private readonly handle: SessionHandle,
-    private readonly stream: CallStream,
+    readonly method: ClientMethod,
+    readonly invocation: Invocation,
+    /** The request message, kept for a resend. */
+    readonly frame: Buffer,
     private readonly resolve: (result: Result) => void,
     private readonly reject: (error: unknown) => void,
   ) {
+    const signal = invocation.signal;
+    if (signal !== undefined) {
+      this.onAbort = () => this.cancel(RpcErrorCode.CANCELLED, 'was cancelled by its caller');
+      signal.addEventListener('abort', this.onAbort, { once: true });
+    }
+  }
+
+  /** Follows the stream carrying this attempt. */
+  attach(stream: CallStream, handle: SessionHandle): void {
+    this.stream = stream;
+    this.handle = handle;
     stream[CALL] = this;
     stream.on('response', onResponse);
     stream.on('data', onData);
@@ -86,11 +104,6 @@ class ClientCall {
     stream.on('end', onEnd);
     stream.on('close', onClose);
     stream.on('error', onError);
-    const signal = invocation.signal;
-    if (signal !== undefined) {
-      this.onAbort = () => this.cancel(RpcErrorCode.CANCELLED, 'was cancelled by its caller');
-      signal.addEventListener('abort', this.onAbort, { once: true });
-    }
   }
 
   response(headers: IncomingHttpHeaders): void {
@@ -128,7 +141,7 @@ class ClientCall {
       reader.push(chunk);
     } catch (error) {
       this.failure = frameFailure(error, this.where());
-      this.stream.close(NGHTTP2_CANCEL);
+      this.stream?.close(NGHTTP2_CANCEL);
     }
   }
 
@@ -141,10 +154,8 @@ class ClientCall {
     }
     const headers = this.headers;
     const trailers = this.trailers ?? (headers !== undefined && headers[TripleHeaders.GRPC_STATUS] !== undefined ? headers : undefined);
-    if (trailers === undefined) {
-      this.fail(new RpcError(RpcErrorCode.UNKNOWN, `${this.where()} failed: missing GRPC status in response.`));
-      return;
-    }
+    // No status yet: 'close' decides (a reset stream, a lost connection, or a response without grpc-status).
+    if (trailers === undefined) return;
     const status = Number(header(trailers, TripleHeaders.GRPC_STATUS));
     if (status !== GrpcStatus.OK) {
       const message = decodeGrpcMessage(header(trailers, TripleHeaders.GRPC_MESSAGE));
@@ -175,14 +186,23 @@ class ClientCall {
 
   /** The stream closed: release the session, and settle if the response never completed. */
   closed(): void {
-    this.stream[CALL] = undefined;
-    this.handle.end();
+    const stream = this.stream as CallStream;
+    stream[CALL] = undefined;
+    this.handle?.end();
     if (this.done) return;
     if (this.failure !== undefined) {
       this.fail(this.failure);
       return;
     }
-    const rstCode = this.stream.rstCode;
+    const rstCode = stream.rstCode;
+    if (rstCode === NGHTTP2_REFUSED_STREAM && this.headers === undefined && this.refused < MAX_REFUSED_RETRIES) {
+      // Not processed by the provider (typically: sent before its max-concurrent-streams was known): send again.
+      this.refused++;
+      this.error = undefined;
+      this.trailers = undefined;
+      this.invoker.send(this);
+      return;
+    }
     let code: RpcErrorCode = RpcErrorCode.NETWORK;
     let why: string;
     if (rstCode === NGHTTP2_REFUSED_STREAM) why = 'the provider refused the stream (not processed)';
@@ -194,7 +214,10 @@ class ClientCall {
       why = 'the provider reset the stream with ENHANCE_YOUR_CALM';
     } else if (this.error !== undefined) why = `the connection failed (${describeError(this.error)})`;
     else if (rstCode !== undefined && rstCode !== NGHTTP2_NO_ERROR) why = `the provider reset the stream (code ${rstCode})`;
-    else why = 'the stream closed before the response completed';
+    else if (this.headers !== undefined) {
+      code = RpcErrorCode.UNKNOWN;
+      why = 'missing GRPC status in response';
+    } else why = 'the stream closed before the response completed';
     this.fail(new RpcError(code, `${this.where()} failed: ${why}.`, this.error === undefined ? {} : { cause: this.error }));
   }
 
@@ -206,7 +229,8 @@ class ClientCall {
   private cancel(code: RpcErrorCode, what: string): void {
     if (this.done) return;
     this.fail(new RpcError(code, `${this.where()} ${what}.`));
-    if (!this.stream.destroyed) this.stream.close(NGHTTP2_CANCEL);
+    const stream = this.stream;
+    if (stream !== undefined && !stream.destroyed) stream.close(NGHTTP2_CANCEL);
   }
 
   private complete(message: Buffer, trailers: IncomingHttpHeaders): void {
@@ -228,7 +252,8 @@ class ClientCall {
     this.resolve(result);
   }
 
-  private fail(error: RpcError): void {
+  /** Settles the call with a failure (once). */
+  fail(error: RpcError): void {
     if (this.done) return;
     this.settle();
     this.reject(error);
@@ -348,14 +373,25 @@ export class TripleInvoker extends AbstractInvoker {
     } catch (error) {
       return Promise.reject(RpcError.from(error, RpcErrorCode.SERIALIZATION));
     }
+    return new Promise<Result>((resolve, reject) => {
+      const call = new ClientCall(this, method, invocation, frame, resolve, reject);
+      this.send(call);
+      const deadline = invocation.deadline;
+      if (deadline !== undefined && !call.done) call.deadlineEntry = this.deadlines.add(deadline, () => call.expire());
+    });
+  }
+
+  /** Sends (or resends) a call on a pooled session; failures settle the call. */
+  send(call: ClientCall): void {
+    const method = call.method;
     const handle = this.pool.acquire();
     if (handle === undefined) {
-      return Promise.reject(
-        new RpcError(RpcErrorCode.NETWORK, `Call ${this.serviceName}.${method.name}() to ${this.address} failed: ${this.pool.describeUnavailable()}.`),
-      );
+      call.fail(new RpcError(RpcErrorCode.NETWORK, `Call ${this.serviceName}.${method.name}() to ${this.address} failed: ${this.pool.describeUnavailable()}.`));
+      return;
     }
-    let headers: Record<string, string>;
+    const invocation = call.invocation;
     const deadline = invocation.deadline;
+    let headers: Record<string, string>;
     try {
       if (invocation.hasAttachments()) {
         headers = { ...method.headers };
@@ -364,12 +400,14 @@ export class TripleInvoker extends AbstractInvoker {
         headers = deadline === undefined ? method.headers : method.timedHeaders;
       }
     } catch (error) {
-      return Promise.reject(error);
+      call.fail(RpcError.from(error, RpcErrorCode.SERIALIZATION));
+      return;
     }
     if (deadline !== undefined) {
       const remaining = deadline - Date.now();
       if (remaining <= 0) {
-        return Promise.reject(new RpcError(RpcErrorCode.TIMEOUT, `Call ${this.serviceName}.${method.name}() to ${this.address} timed out before it was sent.`));
+        call.fail(new RpcError(RpcErrorCode.TIMEOUT, `Call ${this.serviceName}.${method.name}() to ${this.address} timed out before it was sent.`));
+        return;
       }
       headers[TripleHeaders.GRPC_TIMEOUT] = formatGrpcTimeout(remaining);
     }
@@ -379,20 +417,18 @@ export class TripleInvoker extends AbstractInvoker {
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       const invalidHeader = code === 'ERR_INVALID_HTTP_TOKEN' || code === 'ERR_HTTP2_INVALID_HEADER_VALUE' || code === 'ERR_INVALID_CHAR';
-      return Promise.reject(
+      call.fail(
         new RpcError(
           invalidHeader ? RpcErrorCode.SERIALIZATION : RpcErrorCode.NETWORK,
           `Call ${this.serviceName}.${method.name}() to ${this.address} could not start: ${(error as Error).message}`,
           { cause: error },
         ),
       );
+      return;
     }
     handle.start();
-    return new Promise<Result>((resolve, reject) => {
-      const call = new ClientCall(this, method, invocation, handle, stream, resolve, reject);
-      if (deadline !== undefined) call.deadlineEntry = this.deadlines.add(deadline, () => call.expire());
-      stream.end(frame);
-    });
+    call.attach(stream, handle);
+    stream.end(call.frame);
   }
 
   private methodOf(name: string): ClientMethod {

@@ -94,6 +94,7 @@ export class ZookeeperClient {
   private readonly connectionTimeout: number;
   private readonly listeners = new Set<(state: ZookeeperConnectionState) => void>();
   private waiters: (() => void)[] = [];
+  private watchdog: ReturnType<typeof setInterval> | undefined;
   private readonly acls: typeof zookeeper.ACL.OPEN_ACL_UNSAFE;
 
   constructor(private readonly options: ZookeeperClientOptions) {
@@ -109,6 +110,7 @@ export class ZookeeperClient {
     if (options.auth !== undefined) this.client.addAuthInfo('digest', Buffer.from(options.auth));
     this.client.on('state', (state: { code: number }) => this.onState(state.code));
     this.client.connect();
+    this.startWatchdog(options.sessionTimeout ?? 60_000);
   }
 
   /** The servers this client talks to. */
@@ -305,6 +307,8 @@ export class ZookeeperClient {
   private setState(state: ZookeeperConnectionState): void {
     if (state === this.state) return;
     this.state = state;
+    if (state === 'disconnected') this.startWatchdog(this.client.getSessionTimeout());
+    else this.stopWatchdog();
     if (state !== 'connecting' && state !== 'disconnected') {
       const waiters = this.waiters;
       this.waiters = [];
@@ -317,6 +321,31 @@ export class ZookeeperClient {
         // a listener's failure is its own
       }
     }
+  }
+
+  /**
+   * node-zookeeper-client stops timing a connection attempt once TCP connects; a server that accepts but never
+   * answers the handshake (it happens while ZooKeeper restarts) would leave the client waiting forever. While not
+   * connected, a socket that stays connected without a handshake answer for a whole period is dropped, so the
+   * library tries again.
+   */
+  private startWatchdog(sessionTimeout: number): void {
+    if (this.watchdog !== undefined) return;
+    let suspect: unknown;
+    const period = Math.max(250, Math.min(1000, Math.floor(sessionTimeout / 6)));
+    this.watchdog = setInterval(() => {
+      const socket = this.client.connectionManager?.socket;
+      const waiting = socket !== undefined && !socket.connecting && !socket.destroyed;
+      if (waiting && suspect === socket) socket.destroy();
+      suspect = waiting ? socket : undefined;
+    }, period);
+    this.watchdog.unref?.();
+  }
+
+  private stopWatchdog(): void {
+    if (this.watchdog === undefined) return;
+    clearInterval(this.watchdog);
+    this.watchdog = undefined;
   }
 
   private assertUsable(): void {

@@ -94,7 +94,7 @@ export function diagnose(root: string, index: ManifestIndex): Finding[] {
     findings.push({
       severity: 'error',
       kind: 'no-core',
-      message: `@weft/core is not installed, but ${users.map((p) => p.name).join(', ')} need it`,
+      message: `@weft/core is not installed, but ${users.map((p) => p.name).join(', ')} need${users.length === 1 ? 's' : ''} it`,
       file: undefined,
       fix: 'npm install @weft/core',
     });

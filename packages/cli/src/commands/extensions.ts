@@ -76,7 +76,8 @@ async function run(args: ParsedArgs, ctx: CommandContext): Promise<number> {
   }
   const root = findProjectRoot(ctx.io.cwd, stringFlag(args, 'root'));
   const index = discoverProject(root);
-  const ids = [...index.records.keys()].filter((id) => point === undefined || id === point).sort();
+  // A point whose only manifests are invalid has a record list but no extensions: not listed (see problems).
+  const ids = [...index.records.keys()].filter((id) => (point === undefined || id === point) && (index.records.get(id) ?? []).length > 0).sort();
   const problems = index.problems
     .filter((p) => point === undefined || p.pointId === point)
     .map((p) => ({ point: p.pointId, file: displayPath(root, p.file), message: p.message }));
@@ -85,7 +86,7 @@ async function run(args: ParsedArgs, ctx: CommandContext): Promise<number> {
     return { id, extensions: records.map((r) => listed(root, r, records)) };
   });
   if (point !== undefined && points.length === 0 && problems.length === 0) {
-    const known = [...index.records.keys()].sort();
+    const known = [...index.records.keys()].filter((id) => (index.records.get(id) ?? []).length > 0).sort();
     const message = `no package under ${root} contributes to ${point}. Extension points with extensions: ${known.join(', ') || '(none)'}.`;
     if (booleanFlag(args, 'json')) ctx.out(toJson({ root, points: [], problems: [] }));
     ctx.err(`weft extensions: ${message}\n`);
@@ -97,6 +98,9 @@ async function run(args: ParsedArgs, ctx: CommandContext): Promise<number> {
   }
   const packages = new Set(points.flatMap((p) => p.extensions.map((e) => `${e.package}@${e.version}`)));
   ctx.out(`Extensions found from ${root} (${points.length} extension point${points.length === 1 ? '' : 's'}, ${packages.size} package${packages.size === 1 ? '' : 's'}; read from manifests, no code imported)\n`);
+  if (points.length === 0) {
+    ctx.out('\nNo extensions found. Plugins are discovered when they are dependencies (not devDependencies) of the application.\n');
+  }
   for (const p of points) {
     ctx.out(`\n${p.id}\n`);
     ctx.out(

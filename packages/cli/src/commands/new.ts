@@ -60,7 +60,7 @@ async function run(args: ParsedArgs, ctx: CommandContext): Promise<number> {
     const order = Number(orderText);
     if (!/^-?\d+$/.test(orderText) || !Number.isSafeInteger(order)) throw new UsageError(`--order must be a whole number (got "${orderText}")`);
     packageName = checkPackage(stringFlag(args, 'package') ?? `weft-filter-${name}`);
-    const description = stringFlag(args, 'description') ?? `Weft filter ${name}: runs on every call of the services whose URL sets ${key}.`;
+    const description = stringFlag(args, 'description') ?? `A Weft filter that runs on every call of the services whose URL sets ${key}.`;
     files = filterFiles({
       name,
       packageName,

@@ -114,6 +114,11 @@ export function gitignore(): TemplateFile {
 export function manifest(pointId: string, entries: Record<string, unknown>): TemplateFile {
   return {
     path: `META-INF/weft/${pointId}.json`,
-    text: `${JSON.stringify({ $schema: '../../node_modules/@weft/core/manifest.schema.json', ...entries }, null, 2)}\n`,
+    text: `${compactArrays(JSON.stringify({ $schema: '../../node_modules/@weft/core/manifest.schema.json', ...entries }, null, 2))}\n`,
   };
+}
+
+/** Puts arrays of plain values on one line (`"group": ["provider", "consumer"]`), as hand-written manifests do. */
+function compactArrays(json: string): string {
+  return json.replace(/\[\s*\n([^[\]{}]*?)\n\s*\]/g, (_, inner: string) => `[${inner.trim().split(/,\s*\n\s*/).join(', ')}]`);
 }

@@ -1,0 +1,141 @@
+// weft doctor on fixture projects: a clean one, and one with every problem it knows.
+import { join } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { createTestApp, type TestApp } from '@weft/test-utils';
+
+import { json, TRIPWIRE_MODULE, weft, writePackage } from './support/cli.ts';
+
+interface Finding {
+  severity: 'error' | 'warning';
+  kind: string;
+  message: string;
+  file: string | null;
+  fix: string;
+}
+interface Report {
+  ok: boolean;
+  root: string;
+  packages: number;
+  manifests: number;
+  core: { version: string; dir: string }[];
+  findings: Finding[];
+}
+
+const auditManifest = { 'weft.rpc.Filter': { audit: { module: './index.js', activate: { group: ['provider'], value: ['audit'] } } } };
+
+describe('weft doctor', () => {
+  it('reports no problems for a clean install (exit 0)', async () => {
+    const app = createTestApp(['@weft/core', '@weft/mock', '@weft/registry-embedded']);
+    try {
+      writePackage(app.root, { name: 'good-plugin', peerDependencies: { '@weft/core': '^0.1.0' }, files: { 'index.js': TRIPWIRE_MODULE }, manifests: auditManifest });
+      const result = await weft(['doctor'], { cwd: app.root });
+      expect(result.stdout).toContain('No problems found.');
+      expect(result.stdout).toContain('@weft/core 0.1.0');
+      expect(result.code).toBe(0);
+      const report = json<Report>(await weft(['doctor', '--json'], { cwd: app.root }));
+      expect(report).toMatchObject({ ok: true, root: app.root, findings: [] });
+      expect(report.core).toHaveLength(1);
+    } finally {
+      app.cleanup();
+    }
+  });
+
+  describe('on a broken install', () => {
+    let app: TestApp;
+    let report: Report;
+
+    beforeAll(async () => {
+      app = createTestApp(['@weft/core', '@weft/mock']);
+      // A second copy of @weft/core, nested under a plugin that lists it as a dependency.
+      const dupDir = writePackage(app.root, { name: 'plugin-dup-core', dependencies: { '@weft/core': '0.0.9' } });
+      writePackage(app.root, { name: '@weft/core', version: '0.0.9' }, { dir: join('node_modules', 'plugin-dup-core', 'node_modules', '@weft', 'core'), depend: false });
+      writePackage(app.root, { name: 'plugin-bad-manifest', peerDependencies: { '@weft/core': '*' }, manifests: { 'weft.rpc.Filter': { audit: { module: 'dist/audit.js' } } } });
+      writePackage(app.root, { name: 'plugin-clash-a', version: '1.0.0', peerDependencies: { '@weft/core': '^0.1.0' }, files: { 'index.js': TRIPWIRE_MODULE }, manifests: auditManifest });
+      writePackage(app.root, { name: 'plugin-clash-b', version: '2.0.0', peerDependencies: { '@weft/core': '0.1.x' }, files: { 'index.js': TRIPWIRE_MODULE }, manifests: auditManifest });
+      writePackage(app.root, { name: 'plugin-old-core', version: '3.0.0', peerDependencies: { '@weft/core': '^0.2.0' } });
+      writePackage(app.root, { name: 'plugin-missing-dep', dependencies: { 'not-installed-anywhere': '1.0.0' } });
+      writePackage(app.root, { name: 'plugin-unbuilt', peerDependencies: { '@weft/core': '>=0.1.0 <1.0.0' }, manifests: { 'weft.rpc.Protocol': { fast: { module: './dist/fast.js' } } } });
+      writePackage(app.root, { name: 'plugin-workspace-range', peerDependencies: { '@weft/core': 'workspace:*' } });
+      void dupDir;
+      const result = await weft(['doctor', '--json'], { cwd: app.root });
+      expect(result.code).toBe(1);
+      report = json<Report>(result);
+    });
+    afterAll(() => app.cleanup());
+
+    const of = (kind: string) => report.findings.filter((f) => f.kind === kind);
+
+    it('finds the duplicate copy of @weft/core', () => {
+      expect(report.core.map((c) => c.version).sort()).toEqual(['0.0.9', '0.1.0']);
+      expect(of('duplicate-core')).toEqual([expect.objectContaining({ severity: 'error' })]);
+      expect(of('duplicate-core')[0]?.message).toContain('2 copies of @weft/core are installed');
+      expect(of('duplicate-core')[0]?.message).toContain('0.0.9 at ');
+    });
+
+    it('finds the manifest that fails validation', () => {
+      expect(of('invalid-manifest')).toEqual([
+        expect.objectContaining({
+          severity: 'error',
+          file: 'node_modules/plugin-bad-manifest/META-INF/weft/weft.rpc.Filter.json',
+          message: 'invalid manifest for weft.rpc.Filter: /audit/module: "dist/audit.js" must start with "./" (a path inside the package)',
+        }),
+      ]);
+    });
+
+    it('finds the extension name two packages declare for one point', () => {
+      expect(of('name-clash')).toHaveLength(1);
+      expect(of('name-clash')[0]?.message).toBe(
+        'extension name "audit" of weft.rpc.Filter is declared by plugin-clash-a@1.0.0 (node_modules/plugin-clash-a/META-INF/weft/weft.rpc.Filter.json) ' +
+          'and plugin-clash-b@2.0.0 (node_modules/plugin-clash-b/META-INF/weft/weft.rpc.Filter.json): the loader refuses the name, and loading weft.rpc.Filter fails',
+      );
+    });
+
+    it('finds the package built for another @weft/core (and accepts the compatible ranges)', () => {
+      expect(of('core-range').map((f) => f.message)).toEqual([expect.stringMatching(/^plugin-old-core@3\.0\.0 is built for @weft\/core "\^0\.2\.0", but it gets @weft\/core 0\.1\.0 \(/)]);
+      expect(of('core-range')[0]?.file).toBe('node_modules/plugin-old-core/package.json');
+    });
+
+    it('finds the missing dependency and the module a manifest names that does not exist', () => {
+      expect(of('missing-dependency').map((f) => f.message)).toEqual(['dependency "not-installed-anywhere" of plugin-missing-dep is not installed (run npm install)']);
+      expect(of('missing-module').map((f) => f.message)).toEqual([expect.stringContaining('plugin-unbuilt@1.0.0: extension "fast" of weft.rpc.Protocol names ./dist/fast.js, which does not exist')]);
+    });
+
+    it('warns (without failing) about a plugin listing @weft/core as a dependency and a range it cannot check', () => {
+      expect(of('core-as-dependency')).toEqual([expect.objectContaining({ severity: 'warning', message: expect.stringContaining('plugin-dup-core@1.0.0 lists @weft/core under "dependencies"') })]);
+      expect(of('unchecked-range')).toEqual([expect.objectContaining({ severity: 'warning', message: expect.stringContaining('plugin-workspace-range@1.0.0 declares @weft/core "workspace:*"') })]);
+      expect(report.findings.filter((f) => f.severity === 'warning')).toHaveLength(2);
+      expect(report.findings.filter((f) => f.severity === 'error')).toHaveLength(6);
+      expect(report.ok).toBe(false);
+    });
+
+    it('prints every finding with its file and fix, and a summary (exit 1)', async () => {
+      const result = await weft(['doctor'], { cwd: app.root });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain('error [duplicate-core] 2 copies of @weft/core are installed');
+      expect(result.stdout).toContain('error [name-clash] extension name "audit" of weft.rpc.Filter');
+      expect(result.stdout).toContain('  file: node_modules/plugin-old-core/package.json');
+      expect(result.stdout).toContain('  fix:  Uninstall one of the packages, or rename the extension');
+      expect(result.stdout).toContain('6 problems, 2 warnings.');
+    });
+  });
+
+  it('reports packages that need @weft/core when none is installed', async () => {
+    const app = createTestApp([]);
+    try {
+      writePackage(app.root, { name: 'lonely-plugin', peerDependencies: { '@weft/core': '^0.1.0' } });
+      const report = json<Report>(await weft(['doctor', '--json'], { cwd: app.root }));
+      expect(report.core).toEqual([]);
+      expect(report.findings.map((f) => [f.kind, f.message])).toEqual([['no-core', '@weft/core is not installed, but lonely-plugin needs it']]);
+    } finally {
+      app.cleanup();
+    }
+  });
+
+  it('takes no arguments', async () => {
+    const result = await weft(['doctor', 'now']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('doctor takes no arguments');
+  });
+});
