@@ -8,8 +8,9 @@
 //   weft tri a Weft consumer proxy (failover cluster, consumer chain) → tri → provider (chain, implementation),
 //            the payload declared as `Object` so it is realised on both sides.
 //
-// All three run in this process, one after another in interleaved rounds (floor, grpc-js, weft, floor, …), so a
-// busy machine slows them alike. Each round keeps 64 calls in flight for ROUND_MS and reports ns per completed
+// All three run in this process, one after another in interleaved rounds (floor, grpc-js, weft, then weft,
+// grpc-js, floor, …: the order alternates so no variant always follows the garbage of another), so a busy machine
+// slows them alike. Each round keeps 64 calls in flight for ROUND_MS and reports ns per completed
 // call; the table shows the median over rounds and the ratio to the floor (cost: lower is better). The "Figures"
 // block gives throughput ratios (higher is better): the target is weft ≥ 0.8× the floor, about 2× grpc-js.
 import http2 from 'node:http2';
@@ -23,7 +24,7 @@ import { formatRatio, printTable, summarize } from '../../core/bench/harness.mjs
 
 const CONCURRENCY = 64;
 const ROUND_MS = 400;
-const ROUNDS = 9;
+const ROUNDS = 10;
 const WARMUP_MS = 1500;
 
 const payload = { name: 'weft', id: 42, tags: ['alpha', 'beta', 'gamma'], nested: { x: 1.5, y: 'hello world', ok: true } };
@@ -157,7 +158,7 @@ async function round(call, ms) {
 
 for (const variant of variants) await round(variant.call, WARMUP_MS);
 for (let r = 0; r < ROUNDS; r++) {
-  for (const variant of variants) {
+  for (const variant of r % 2 === 0 ? variants : [...variants].reverse()) {
     if (typeof globalThis.gc === 'function') globalThis.gc();
     variant.samples.push(await round(variant.call, ROUND_MS));
   }

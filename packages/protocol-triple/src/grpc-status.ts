@@ -261,7 +261,8 @@ export function decodeGrpcMessage(value: string | undefined): string {
 // ---------------------------------------------------------------------------------------------------------------
 // grpc-timeout
 
-const TIMEOUT_UNITS_MS: Readonly<Record<string, number>> = { H: 3_600_000, M: 60_000, S: 1000, m: 1, u: 0.001, n: 0.000001 };
+/** Milliseconds per unit (a negative number: divide by it instead, to keep sub-millisecond units exact). */
+const TIMEOUT_UNITS_MS: Readonly<Record<string, number>> = { H: 3_600_000, M: 60_000, S: 1000, m: 1, u: -1000, n: -1_000_000 };
 
 /**
  * Formats a remaining time as `grpc-timeout`: `<n>m` (milliseconds, as Dubbo sends), or whole seconds, minutes
@@ -299,5 +300,5 @@ export function parseGrpcTimeout(value: string | undefined): number | undefined 
     if (d < 0 || d > 9) return undefined;
     n = n * 10 + d;
   }
-  return n * unit;
+  return unit > 0 ? n * unit : n / -unit;
 }

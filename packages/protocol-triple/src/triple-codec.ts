@@ -103,7 +103,7 @@ export class SerializationCodec implements TripleCodec {
     return subtype === '' || subtype === this.serialization.contentSubtype;
   }
 
-  encodeArguments(args: readonly unknown[]): Uint8Array {
+  encodeArguments(args: readonly unknown[], _method?: MethodDescriptor): Uint8Array {
     return this.serialization.serialize(args);
   }
 
@@ -143,7 +143,7 @@ export class SerializationCodec implements TripleCodec {
     return args;
   }
 
-  encodeResult(value: unknown): Uint8Array {
+  encodeResult(value: unknown, _method?: MethodDescriptor): Uint8Array {
     return this.serialization.serialize(value);
   }
 
@@ -153,7 +153,7 @@ export class SerializationCodec implements TripleCodec {
     return realize(value, method.returns, this.placesOf(method).result);
   }
 
-  encodeException(error: unknown): Uint8Array {
+  encodeException(error: unknown, _method?: MethodDescriptor): Uint8Array {
     return this.serialization.serialize(errorToData(error));
   }
 

@@ -4,7 +4,7 @@ import { AbstractInvoker, DeadlineWheel, type DeadlineEntry, Result, RpcError, R
 
 import { readAttachmentHeaders, writeAttachmentHeaders } from './attachment-headers.js';
 import type { SessionHandle, TripleConnectionPool } from './connection-pool.js';
-import { ACCEPT_ENCODING, decompress, encodeFrame, FrameError, GrpcMessageReader, isSupportedEncoding } from './grpc-frame.js';
+import { decompress, encodeFrame, FrameError, GrpcMessageReader, isSupportedEncoding } from './grpc-frame.js';
 import { decodeGrpcMessage, formatGrpcTimeout, GrpcStatus, httpStatusToGrpc, rpcErrorCodeFromWire } from './grpc-status.js';
 import type { TripleCodec } from './triple-codec.js';
 import { TripleHeaders } from './triple-keys.js';
@@ -342,7 +342,6 @@ export class TripleInvoker extends AbstractInvoker {
       ':authority': this.address,
       'content-type': init.codec.contentType,
       te: 'trailers',
-      [TripleHeaders.GRPC_ACCEPT_ENCODING]: ACCEPT_ENCODING,
     };
     const group = url.getGroup();
     const version = url.getVersion();

@@ -42,7 +42,12 @@ const GOAWAY_DEBUG_DATA = Buffer.from('weft: server shutting down', 'latin1');
 const { NGHTTP2_NO_ERROR } = http2.constants;
 
 const OK_TRAILERS: Readonly<Record<string, string>> = Object.freeze({ [TripleHeaders.GRPC_STATUS]: '0' });
-const WAIT_FOR_TRAILERS = Object.freeze({ waitForTrailers: true });
+/**
+ * Response options of gRPC answers: no `date` header (gRPC does not use it; Node adds one unless told not to —
+ * `sendDate` is read by Node's `respond()` but missing from its type).
+ */
+const WAIT_FOR_TRAILERS: http2.ServerStreamResponseOptions & { readonly sendDate: boolean } = Object.freeze({ waitForTrailers: true, sendDate: false });
+const GRPC_END_STREAM: http2.ServerStreamResponseOptions & { readonly sendDate: boolean } = Object.freeze({ endStream: true, sendDate: false });
 const END_STREAM = Object.freeze({ endStream: true });
 const JSON_CONTENT_TYPE = 'application/json';
 const PLAIN_ALLOW = 'GET, POST, PUT, PATCH, OPTIONS';
@@ -309,7 +314,7 @@ function respondGrpcStatus(stream: ServerHttp2Stream, contentType: string, statu
   if (weftCode !== undefined) headers[TripleHeaders.ERROR_CODE] = weftCode;
   if (status === GrpcStatus.UNIMPLEMENTED) headers[TripleHeaders.GRPC_ACCEPT_ENCODING] = ACCEPT_ENCODING;
   try {
-    stream.respond(headers, END_STREAM);
+    stream.respond(headers, GRPC_END_STREAM);
   } catch {
     // Reset meanwhile.
   }

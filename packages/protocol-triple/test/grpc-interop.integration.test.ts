@@ -56,7 +56,7 @@ function unary(client: grpc.Client, path: string, request: unknown, metadata = n
 
 async function grpcServer(handlers: Record<string, grpc.handleUnaryCall<unknown, unknown>>): Promise<number> {
   const server = new grpc.Server();
-  const definition: grpc.ServiceDefinition = {};
+  const definition: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
   for (const name of Object.keys(handlers)) {
     definition[name] = {
       path: `/org.acme.Greeter/${name}`,

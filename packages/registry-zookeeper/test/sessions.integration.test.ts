@@ -6,13 +6,14 @@ import { join } from 'node:path';
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { ZookeeperClient, ZookeeperRegistry, type ZookeeperSession } from '@weft/registry-zookeeper';
+import { ZookeeperClient, ZookeeperRegistry } from '@weft/registry-zookeeper';
 import { freePort } from '@weft/test-utils';
 
 import { Applications, DEMO, DemoService, demoProvider, exportDemo, javaUrlEncode, sleep, waitFor } from './support/harness.js';
-import { expireSession } from './support/expire-session.js';
+import { TcpProxy } from './support/tcp-proxy.js';
 import { ZookeeperServer } from './support/zookeeper-server.js';
 
+const SESSION = 4000;
 const PROVIDERS = `/dubbo/${DEMO}/providers`;
 const CONSUMERS = `/dubbo/${DEMO}/consumers`;
 const CONFIGURATORS = `/dubbo/${DEMO}/configurators`;
@@ -44,11 +45,6 @@ afterEach(async () => {
   }
   await client.deleteRecursive('/dubbo');
 });
-
-/** Expires a registry's session the way a long partition would. */
-async function expire(session: ZookeeperSession): Promise<void> {
-  await expireSession(zk.port, session);
-}
 
 /** The owner (session id, hex) of the only child of `path`, or undefined. */
 async function onlyChildOwner(path: string): Promise<string | undefined> {
@@ -121,54 +117,61 @@ describe('ZooKeeper restart', () => {
 });
 
 describe('session expiry', () => {
-  it('a new session re-registers the provider, and re-registers and re-subscribes the consumer (overrides applied again)', async () => {
-    const registry = `${zk.url}?timeout=3000&session=4000&retry.period=500`;
-    const provider = demoProvider('p1');
-    const providerApp = (await apps.start('demo-provider', registry)).app;
-    await exportDemo(providerApp, provider);
-    const consumer = await apps.start('demo-consumer', registry);
-    const demo = await consumer.app.refer(DemoService);
-    await client.create(overrideNode('echo.mock=force:return+%60degraded%60'));
-    await waitFor('the override', async () => (await demo.echo('x')) === 'degraded');
+  // A network partition longer than the session timeout: ZooKeeper expires the sessions (a plain ZooKeeper restart
+  // would not: it restores sessions), and the clients learn it when they reconnect.
+  it('after a partition longer than the session: new sessions re-register the provider and the consumer, and the consumer re-subscribes', async () => {
+    const proxy = await TcpProxy.start(zk.port);
+    try {
+      const registry = `zookeeper://127.0.0.1:${proxy.port}?timeout=3000&session=${SESSION}&retry.period=500`;
+      const provider = demoProvider('p1');
+      const providerApp = (await apps.start('demo-provider', registry)).app;
+      await exportDemo(providerApp, provider);
+      const consumer = await apps.start('demo-consumer', registry);
+      const demo = await consumer.app.refer(DemoService);
+      const providerRegistry = providerApp.registry as ZookeeperRegistry;
+      const consumerRegistry = consumer.app.registry as ZookeeperRegistry;
+      const oldProviderSession = providerRegistry.getSession().id.toString('hex');
+      const oldConsumerSession = consumerRegistry.getSession().id.toString('hex');
+      expect(await onlyChildOwner(PROVIDERS)).toBe(oldProviderSession);
+      expect(await onlyChildOwner(CONSUMERS)).toBe(oldConsumerSession);
+      await client.create(overrideNode('echo.mock=force:return+%60degraded%60'));
+      await waitFor('the override', async () => (await demo.echo('x')) === 'degraded');
 
-    // Provider side.
-    const providerRegistry = providerApp.registry as ZookeeperRegistry;
-    const oldProviderSession = providerRegistry.getSession().id.toString('hex');
-    expect(await onlyChildOwner(PROVIDERS)).toBe(oldProviderSession);
-    await expire(providerRegistry.getSession());
-    const newProviderOwner = await waitFor(
-      'the provider to re-register with a new session',
-      async () => {
+      proxy.partition();
+      await waitFor('ZooKeeper to expire both sessions (their ephemeral nodes go)', async () => {
+        const nodes = [...(await client.getChildren(PROVIDERS)), ...(await client.getChildren(CONSUMERS))];
+        return nodes.length === 0;
+      }, { timeout: SESSION * 3 });
+      // Cut off from ZooKeeper, the consumer keeps its last lists and rules.
+      expect(await demo.sayHello('ann')).toBe('hello ann from p1');
+      expect(await demo.echo('x')).toBe('degraded');
+      proxy.heal();
+
+      const providerOwner = await waitFor('the provider to re-register with a new session', async () => {
         const owner = await onlyChildOwner(PROVIDERS);
         return owner !== undefined && owner !== oldProviderSession ? owner : undefined;
-      },
-      { timeout: 10_000 },
-    );
-    expect(newProviderOwner).toBe(providerRegistry.getSession().id.toString('hex'));
-    expect(providerApp.registry?.isAvailable()).toBe(true);
-    await waitFor('calls to reach the provider again', async () => (await demo.sayHello('ann')) === 'hello ann from p1');
-
-    // Consumer side.
-    const consumerRegistry = consumer.app.registry as ZookeeperRegistry;
-    const oldConsumerSession = consumerRegistry.getSession().id.toString('hex');
-    expect(await onlyChildOwner(CONSUMERS)).toBe(oldConsumerSession);
-    await expire(consumerRegistry.getSession());
-    await waitFor(
-      'the consumer to re-register with a new session',
-      async () => {
+      }, { timeout: 10_000 });
+      expect(providerOwner).toBe(providerRegistry.getSession().id.toString('hex'));
+      const consumerOwner = await waitFor('the consumer to re-register with a new session', async () => {
         const owner = await onlyChildOwner(CONSUMERS);
-        return owner !== undefined && owner !== oldConsumerSession && owner === consumerRegistry.getSession().id.toString('hex');
-      },
-      { timeout: 10_000 },
-    );
-    expect(consumer.logger.of('warn').some((m) => /session 0x[0-9a-f]+ expired/.test(m))).toBe(true);
-    expect(await demo.echo('x')).toBe('degraded');
-    expect(await demo.sayHello('ann')).toBe('hello ann from p1');
-    // Re-subscribed on the new session: changes are seen again.
-    await client.delete(overrideNode('echo.mock=force:return+%60degraded%60'));
-    await waitFor('the override removal to reach the consumer', async () => (await demo.echo('x')) === 'p1:x');
-    await client.create(overrideNode('sayHello.mock=force:return+%60new+session%60'));
-    await waitFor('a new override to reach the consumer', async () => (await demo.sayHello('ann')) === 'new session');
+        return owner !== undefined && owner !== oldConsumerSession ? owner : undefined;
+      }, { timeout: 10_000 });
+      expect(consumerOwner).toBe(consumerRegistry.getSession().id.toString('hex'));
+      expect(consumer.logger.of('warn').some((m) => m.includes(`session 0x${oldConsumerSession} expired`))).toBe(true);
+      expect(consumer.logger.of('info').some((m) => /new session 0x[0-9a-f]+: re-registering and re-subscribing/.test(m))).toBe(true);
+      expect(providerApp.registry?.isAvailable()).toBe(true);
+      expect(consumer.app.registry?.isAvailable()).toBe(true);
+
+      // Re-subscribed on the new session: calls and rules work, and changes are seen again.
+      await waitFor('calls to reach the provider', async () => (await demo.sayHello('ann')) === 'hello ann from p1');
+      expect(await demo.echo('x')).toBe('degraded');
+      await client.delete(overrideNode('echo.mock=force:return+%60degraded%60'));
+      await waitFor('the override removal to reach the consumer', async () => (await demo.echo('x')) === 'p1:x');
+      await client.create(overrideNode('sayHello.mock=force:return+%60new+session%60'));
+      await waitFor('a new override to reach the consumer', async () => (await demo.sayHello('ann')) === 'new session');
+    } finally {
+      await proxy.close();
+    }
   });
 });
 

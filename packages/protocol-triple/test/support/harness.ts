@@ -40,11 +40,12 @@ export const Greeter = defineService('org.acme.Greeter', {
   decline: { args: [String], throws: [Declined] },
   crash: { args: [String] },
   sleep: { args: [Number], returns: Number },
+  wait: { args: [Number], returns: Number },
   nothing: {},
 });
 
-/** The Greeter's implementation; `sleep` waits (and reports an abort through `aborts`). */
-export function greeterImpl(aborts: unknown[] = []): ServiceImplementation<typeof Greeter.methods> {
+/** The Greeter's implementation; `sleep` and `wait` answer after that many ms. */
+export function greeterImpl(): ServiceImplementation<typeof Greeter.methods> {
   return {
     sayHello: (name) => `hello ${name}`,
     add: (a, b) => a + b,
@@ -60,6 +61,7 @@ export function greeterImpl(aborts: unknown[] = []): ServiceImplementation<typeo
       throw new TypeError(`crashed: ${why}`);
     },
     sleep: (ms) => new Promise((resolve) => setTimeout(() => resolve(ms), ms)),
+    wait: (ms) => new Promise((resolve) => setTimeout(() => resolve(ms), ms)),
     nothing: () => undefined,
   };
 }
