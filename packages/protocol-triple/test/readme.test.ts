@@ -1,0 +1,92 @@
+// The README cannot rot: its usage snippet runs here, and its tables match the keys, defaults and manifest.
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+import { defineService } from '@weft/core';
+import { TripleDefaults, TripleKeys } from '@weft/protocol-triple';
+import { freePort } from '@weft/test-utils';
+
+import { Harness } from './support/harness.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const thisFile = readFileSync(fileURLToPath(import.meta.url), 'utf8');
+const readme = readFileSync(join(here, '..', 'README.md'), 'utf8');
+const manifest = JSON.parse(readFileSync(join(here, '..', 'META-INF', 'weft', 'weft.rpc.Protocol.json'), 'utf8')) as Record<
+  string,
+  { module?: string; export?: string; wrapper?: { order?: number; matches?: string[] } }
+>;
+
+/** The lines between `// #region name` and `// #endregion name` of this file, unindented. */
+function region(name: string): string {
+  const start = thisFile.indexOf(`// #region ${name}\n`);
+  const end = thisFile.indexOf(`// #endregion ${name}`);
+  const lines = thisFile.slice(thisFile.indexOf('\n', start) + 1, end).split('\n').slice(0, -1);
+  const indent = Math.min(...lines.filter((l) => l.trim() !== '').map((l) => l.length - l.trimStart().length));
+  return lines.map((l) => l.slice(indent)).join('\n');
+}
+
+const Greeter = defineService('org.acme.Greeter', { sayHello: { args: [String], returns: String } });
+
+const harness = new Harness();
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await harness.close();
+});
+
+describe('README', () => {
+  it('usage snippet runs: a consumer application calls a provider application over tri', async () => {
+    const provider = await harness.start('shop-provider');
+    const consumer = await harness.start('shop');
+    const port = await freePort();
+    const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
+
+    // #region usage
+    await provider.export(Greeter, { sayHello: (name: string) => `hello ${name}` }, { protocol: 'tri', port });
+    const greeter = await consumer.refer(Greeter, { url: `tri://127.0.0.1:${port}`, timeout: 500 });
+    console.log(await greeter.sayHello('ann')); // hello ann
+    console.log(await greeter.$call('sayHello', ['bo'], { attachments: { traceId: 't-1' } })); // hello bo
+    // #endregion usage
+
+    expect(log.mock.calls).toEqual([['hello ann'], ['hello bo']]);
+  });
+
+  it('shows the usage snippet verbatim', () => {
+    expect(readme).toContain('```ts\n' + region('usage') + '\n```');
+  });
+
+  it('documents every URL key with its default', () => {
+    const defaults: Record<string, string> = {
+      [TripleKeys.PAYLOAD]: `\`${TripleDefaults.PAYLOAD}\` (8 MiB)`,
+      [TripleKeys.SERIALIZATION]: `\`${TripleDefaults.SERIALIZATION}\``,
+      [TripleKeys.MAX_CONCURRENT_STREAMS]: `\`${TripleDefaults.MAX_CONCURRENT_STREAMS}\``,
+      [TripleKeys.MAX_HEADER_LIST_SIZE]: `\`${TripleDefaults.MAX_HEADER_LIST_SIZE}\``,
+      [TripleKeys.RESOLVE_FALLBACK_TO_DEFAULT]: `\`${TripleDefaults.RESOLVE_FALLBACK_TO_DEFAULT}\``,
+      [TripleKeys.SHUTDOWN_TIMEOUT]: `\`${TripleDefaults.SHUTDOWN_TIMEOUT}\``,
+      [TripleKeys.SNIFF_TIMEOUT]: `\`${TripleDefaults.SNIFF_TIMEOUT}\``,
+      [TripleKeys.CONNECTIONS]: `\`${TripleDefaults.CONNECTIONS}\``,
+      [TripleKeys.LAZY]: `\`${TripleDefaults.LAZY}\``,
+      [TripleKeys.CONNECT_TIMEOUT]: `\`${TripleDefaults.CONNECT_TIMEOUT}\``,
+      [TripleKeys.RECONNECT_BACKOFF]: `\`${TripleDefaults.RECONNECT_BACKOFF}\``,
+      [TripleKeys.RECONNECT_MAX_BACKOFF]: `\`${TripleDefaults.RECONNECT_MAX_BACKOFF}\``,
+      [TripleKeys.HEARTBEAT]: `\`${TripleDefaults.HEARTBEAT}\``,
+    };
+    expect(Object.keys(defaults).sort()).toEqual(Object.values(TripleKeys).sort());
+    const rows = readme.split('\n').filter((line) => line.startsWith('| `'));
+    for (const [key, text] of Object.entries(defaults)) {
+      const row = rows.find((line) => line.startsWith(`| \`${key}\` |`));
+      expect(row, `README options row for ${key}`).toBeDefined();
+      expect(row).toContain(`| ${text} |`);
+    }
+    expect(readme).toContain('default port `50051`');
+  });
+
+  it('describes the extensions as the manifest declares them', () => {
+    expect(manifest['tri']).toMatchObject({ module: './dist/triple-protocol.js', export: 'TripleProtocol' });
+    expect(manifest['tri-service-definition']?.wrapper).toEqual({ order: 50, matches: ['tri'] });
+    expect(readme).toContain('| `weft.rpc.Protocol` | `tri` |');
+    expect(readme).toContain('| `weft.rpc.Protocol` | `tri-service-definition` | wrapper (order 50, matches `tri` only)');
+  });
+});
