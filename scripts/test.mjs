@@ -15,6 +15,12 @@ if (setup.status !== 0) {
   process.exit(setup.status ?? 1);
 }
 
+// The ZooKeeper integration tests start their own server from Debian's `zookeeper` package: install it if missing.
+if (!existsSync('/usr/share/java/zookeeper.jar')) {
+  const zk = spawnSync('bash', [join(root, 'scripts', 'install-zookeeper.sh')], { cwd: root, stdio: 'inherit', env });
+  if (zk.status !== 0) console.error('[weft] could not install ZooKeeper: its integration tests will fail.');
+}
+
 const outDir = join(root, '.weft-tmp');
 mkdirSync(outDir, { recursive: true });
 const report = join(outDir, 'vitest-report.json');
