@@ -10,12 +10,14 @@ import { Greeter, type Command, type Outcome } from './greeter.js';
 const [registry] = process.argv.slice(2) as [string];
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const app = await WeftApplication.start({ root, name: 'demo-consumer', registry });
-const greeter = await app.refer(Greeter, {
+// Two references to the same service: one plain, one guarded by a fail mock.
+const plain = await app.refer(Greeter, { retries: 0, timeout: 1500 });
+const guarded = await app.refer(Greeter, {
   retries: 0,
   timeout: 1500,
   mock: 'fail:return "Hello from the fallback: the provider is unavailable"',
 });
-process.send?.({ type: 'ready', detail: 'referred org.weft.demo.Greeter' });
+process.send?.({ type: 'ready', detail: 'referred org.weft.demo.Greeter twice (plain, and with a fail mock)' });
 
 process.on('message', (command: Command) => {
   void (async () => {
@@ -25,11 +27,12 @@ process.on('message', (command: Command) => {
       process.exit(0);
     }
     if (command.type === 'mock-setting') {
-      const url = app.getReferenceUrl(greeter);
+      const url = app.getReferenceUrl(plain);
       process.send?.({ type: 'result', id: command.id, value: url?.getMethodParameter('sayHello', 'mock') ?? null });
       return;
     }
     const outcomes: Outcome[] = [];
+    const greeter = command.reference === 'plain' ? plain : guarded;
     for (let i = 0; i < command.times; i++) {
       try {
         const value =

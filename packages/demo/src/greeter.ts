@@ -8,7 +8,15 @@ export const Greeter = defineService('org.weft.demo.Greeter', {
 
 /** Messages between the tour and its child processes. */
 export type Command =
-  | { readonly type: 'call'; readonly id: number; readonly method: 'sayHello' | 'count'; readonly args: readonly unknown[]; readonly times: number }
+  | {
+      readonly type: 'call';
+      readonly id: number;
+      /** `plain`: a reference without mock; `guarded`: one with a fail mock. */
+      readonly reference: 'plain' | 'guarded';
+      readonly method: 'sayHello' | 'count';
+      readonly args: readonly unknown[];
+      readonly times: number;
+    }
   | { readonly type: 'mock-setting'; readonly id: number }
   | { readonly type: 'stop'; readonly id: number };
 

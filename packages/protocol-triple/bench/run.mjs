@@ -1,5 +1,5 @@
 // Benchmark of @weft/protocol-triple: unary echo throughput over 127.0.0.1 with 64 calls in flight.
-// Run: `node --expose-gc packages/protocol-triple/bench/run.mjs` (needs a built dist/), or `npm run bench` at the root.
+// Run: `node packages/protocol-triple/bench/run.mjs` (needs a built dist/), or `npm run bench` at the root.
 //
 //   floor    a bare node:http2 echo server + client with gRPC framing: the client frames JSON.stringify(payload),
 //            the server reads the frame, JSON.parse + JSON.stringify, answers HEADERS + DATA + trailers
@@ -8,10 +8,13 @@
 //   weft tri a Weft consumer proxy (failover cluster, consumer chain) → tri → provider (chain, implementation),
 //            the payload declared as `Object` so it is realised on both sides.
 //
-// All three run in this process, one after another in interleaved rounds (floor, grpc-js, weft, then weft,
-// grpc-js, floor, …: the order alternates so no variant always follows the garbage of another), so a busy machine
-// slows them alike. Each round keeps 64 calls in flight for ROUND_MS and reports ns per completed
-// call; the table shows the median over rounds and the ratio to the floor (cost: lower is better). The "Figures"
+// All three run in this process, one after another in interleaved rounds, so a busy machine slows them alike.
+// grpc-js runs last in every round and floor and weft take turns going first: switching stacks leaves garbage and
+// deoptimised shared node:http2 code behind, and grpc-js in particular slows whatever runs right after it, so each
+// of the two pays for that equally often. Each measurement first runs SETTLE_MS unmeasured, then keeps 64 calls in
+// flight for ROUND_MS and reports ns per completed call. No forced GC between rounds: a full GC shrinks the young
+// generation, and the stacks that allocate more per call (grpc-js most) would then pay for regrowing it in every
+// short round — steady-state throughput is what is compared. The table shows the median over rounds and the ratio to the floor (cost: lower is better); the "Figures"
 // block gives throughput ratios (higher is better): the target is weft ≥ 0.8× the floor, about 2× grpc-js.
 import http2 from 'node:http2';
 import { cpus, loadavg } from 'node:os';
@@ -26,15 +29,14 @@ const CONCURRENCY = 64;
 const ROUND_MS = 400;
 const ROUNDS = 10;
 const WARMUP_MS = 1500;
+/** Unmeasured lead-in of every round: the variant does not pay for the previous one's garbage and deoptimisations. */
+const SETTLE_MS = 150;
 
 const payload = { name: 'weft', id: 42, tags: ['alpha', 'beta', 'gamma'], nested: { x: 1.5, y: 'hello world', ok: true } };
 const expected = JSON.stringify(payload);
 
 console.log('\n══ @weft/protocol-triple — unary echo, 64 in flight ══');
-console.log(
-  `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} CPUs, load average ${loadavg()[0].toFixed(2)}` +
-    (typeof globalThis.gc === 'function' ? ', --expose-gc' : ' (run with --expose-gc for steadier figures)'),
-);
+console.log(`node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} CPUs, load average ${loadavg()[0].toFixed(2)}`);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Floor: bare node:http2 with gRPC framing
@@ -157,9 +159,11 @@ async function round(call, ms) {
 }
 
 for (const variant of variants) await round(variant.call, WARMUP_MS);
+const [floorVariant, grpcVariant, weftVariant] = variants;
 for (let r = 0; r < ROUNDS; r++) {
-  for (const variant of r % 2 === 0 ? variants : [...variants].reverse()) {
-    if (typeof globalThis.gc === 'function') globalThis.gc();
+  const order = r % 2 === 0 ? [floorVariant, weftVariant, grpcVariant] : [weftVariant, floorVariant, grpcVariant];
+  for (const variant of order) {
+    await round(variant.call, SETTLE_MS);
     variant.samples.push(await round(variant.call, ROUND_MS));
   }
 }

@@ -7,6 +7,11 @@ import { TripleHeaders } from './triple-keys.js';
  * Keys that never travel as attachment headers and never become attachments (§A.9): Triple's own headers, and the
  * keys Dubbo keeps out of the attachment map (`group`, `interface`, `path`, `application`, …). Pseudo-headers
  * (`:path`, …) are skipped too.
+ *
+ * @example
+ * ```ts
+ * EXCLUDED_ATTACHMENT_KEYS.has('tri-service-version'); // true: routing, not an attachment
+ * ```
  */
 export const EXCLUDED_ATTACHMENT_KEYS: ReadonlySet<string> = new Set([
   'http-status',
@@ -56,6 +61,12 @@ const INVALID_VALUE = /[^\t\x20-\x7e]/;
  * @remarks Keys are lower-cased; excluded and protocol-owned keys are skipped; numbers and booleans are sent as text.
  * When a key had upper-case letters, `tri-header-convert` carries the percent-encoded JSON map lower → original so
  * the peer restores it (e.g. `_TO`).
+ * @example
+ * ```ts
+ * const headers: Record<string, string> = { ':path': '/org.acme.Greeter/sayHello' };
+ * writeAttachmentHeaders(headers, new Map([['traceId', 't-1']]));
+ * // headers: { ':path': …, traceid: 't-1', 'tri-header-convert': '%7B%22traceid%22%3A%22traceId%22%7D' }
+ * ```
  * @throws `RpcError` `serialization` when a value cannot be an HTTP/2 header value (CR, LF, non-ASCII).
  */
 export function writeAttachmentHeaders(target: Record<string, string>, attachments: ReadonlyMap<string, AttachmentValue>): void {
@@ -77,7 +88,14 @@ export function writeAttachmentHeaders(target: Record<string, string>, attachmen
   if (convert !== undefined) target[TripleHeaders.HEADER_CONVERT] = encodeGrpcMessage(JSON.stringify(convert));
 }
 
-/** Something attachments can be set on: an `Invocation` or a `Result`. */
+/**
+ * Something attachments can be set on: an `Invocation` or a `Result`.
+ *
+ * @example
+ * ```ts
+ * const sink: AttachmentSink = Result.of('hello');
+ * ```
+ */
 export interface AttachmentSink {
   setAttachment(key: string, value: AttachmentValue): unknown;
 }
@@ -91,6 +109,11 @@ export type InboundHeaders = Readonly<Record<string, string | string[] | number 
  * @remarks Every header that is not a pseudo-header or excluded becomes an attachment (as in Dubbo, `content-type`,
  * `te`, `user-agent` … included); repeated headers are joined with `, `. Keys listed in `tri-header-convert` get
  * their original case back. `-bin` headers keep their key and their base64 text: Weft attachments carry no bytes.
+ *
+ * @example
+ * ```ts
+ * stream.on('trailers', (trailers) => readAttachmentHeaders(trailers, result));
+ * ```
  */
 export function readAttachmentHeaders(headers: InboundHeaders, sink: AttachmentSink): void {
   const convertHeader = headers[TripleHeaders.HEADER_CONVERT];
@@ -118,13 +141,4 @@ function parseConvert(value: string): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The first value of a header, as a string. */
-export function headerValue(headers: InboundHeaders, name: string): string | undefined {
-  const value = headers[name];
-  if (value === undefined) return undefined;
-  if (typeof value === 'string') return value;
-  if (Array.isArray(value)) return value[0];
-  return String(value);
 }

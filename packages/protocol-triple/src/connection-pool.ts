@@ -3,7 +3,17 @@ import net, { type Socket } from 'node:net';
 
 import { safeLog, type Logger } from '@weft/core/spi';
 
-/** Settings of the connections to one provider address. */
+import type { TripleKeys } from './triple-keys.js';
+
+/**
+ * Settings of the connections to one provider address (from the reference URL's {@link TripleKeys}).
+ *
+ * @example
+ * ```ts
+ * const options: ConnectionOptions = { address: '127.0.0.1:50051', connections: 1, connectTimeout: 3000, backoff: 100,
+ *   maxBackoff: 10_000, heartbeat: 60_000, maxHeaderListSize: 32_768 };
+ * ```
+ */
 export interface ConnectionOptions {
   /** `host:port` of the provider. */
   readonly address: string;
@@ -51,6 +61,13 @@ function connectSocket(authority: globalThis.URL): Socket {
 /**
  * One HTTP/2 session in use: counts the streams on it, so the session keeps the process alive only while calls
  * are in flight (`ref` on the first stream, `unref` after the last).
+ *
+ * @example
+ * ```ts
+ * const handle = pool.acquire();
+ * handle?.start();
+ * stream.once('close', () => handle?.end());
+ * ```
  */
 export class SessionHandle {
   /** Streams in flight on the session. */
@@ -119,10 +136,7 @@ class TripleConnection {
     this.wake();
     const handle = this.handle;
     this.handle = undefined;
-    if (handle !== undefined && !handle.session.destroyed) {
-      handle.session.ref();
-      handle.session.close();
-    }
+    if (handle !== undefined && !handle.session.destroyed) handle.session.close();
   }
 
   private open(): void {
@@ -176,6 +190,7 @@ class TripleConnection {
   }
 
   private scheduleReconnect(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
     const delay = backoffDelay(this.attempts++, this.options.backoff, this.options.maxBackoff);
     this.state = 'backoff';
     this.retryAt = Date.now() + delay;

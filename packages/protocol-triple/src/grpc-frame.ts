@@ -5,7 +5,14 @@ import { GrpcStatus } from './grpc-status.js';
 
 const EMPTY = Buffer.alloc(0);
 
-/** Length of the gRPC message prefix: 1 flag byte and a 4-byte big-endian length. */
+/**
+ * Length of the gRPC message prefix: 1 flag byte and a 4-byte big-endian length.
+ *
+ * @example
+ * ```ts
+ * const payload = frame.subarray(FRAME_HEADER_LENGTH);
+ * ```
+ */
 export const FRAME_HEADER_LENGTH = 5;
 
 /**
@@ -176,19 +183,45 @@ export class GrpcMessageReader {
 const gunzipAsync = promisify(gunzip);
 const inflateAsync = promisify(inflate);
 
-/** `grpc-encoding` names this implementation decompresses (it always sends `identity`). */
+/**
+ * `grpc-encoding` names this implementation decompresses (it always sends `identity`).
+ *
+ * @example
+ * ```ts
+ * SUPPORTED_ENCODINGS.includes('gzip'); // true
+ * ```
+ */
 export const SUPPORTED_ENCODINGS: readonly string[] = ['identity', 'gzip', 'deflate'];
 
-/** The `grpc-accept-encoding` value advertised on requests and responses. */
+/**
+ * The `grpc-accept-encoding` value a server advertises when it refuses an unknown `grpc-encoding`.
+ *
+ * @example
+ * ```ts
+ * ACCEPT_ENCODING; // 'identity,gzip,deflate'
+ * ```
+ */
 export const ACCEPT_ENCODING = SUPPORTED_ENCODINGS.join(',');
 
-/** Whether a `grpc-encoding` value (absent means identity) can be decoded. */
+/**
+ * Whether a `grpc-encoding` value (absent means identity) can be decoded.
+ *
+ * @example
+ * ```ts
+ * isSupportedEncoding('snappy'); // false: answered with UNIMPLEMENTED
+ * ```
+ */
 export function isSupportedEncoding(encoding: string | undefined): boolean {
   return encoding === undefined || SUPPORTED_ENCODINGS.includes(encoding);
 }
 
 /**
  * Decompresses a message that was sent with the compressed flag, bounding the inflated size by `limit`.
+ *
+ * @example
+ * ```ts
+ * const message = reader.compressed ? await decompress(reader.message, 'gzip', payload) : reader.message;
+ * ```
  *
  * @throws FrameError RESOURCE_EXHAUSTED when the inflated message exceeds `limit`, INTERNAL when it is corrupt.
  */

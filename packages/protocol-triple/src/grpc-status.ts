@@ -31,7 +31,14 @@ export const GrpcStatus = {
 /** One of the {@link GrpcStatus} values. */
 export type GrpcStatus = (typeof GrpcStatus)[keyof typeof GrpcStatus];
 
-/** The `tri-exception-code` Dubbo uses for business exceptions (its `BIZ_EXCEPTION`), in place of UNKNOWN. */
+/**
+ * The `tri-exception-code` Dubbo uses for business exceptions (its `BIZ_EXCEPTION`), in place of UNKNOWN.
+ *
+ * @example
+ * ```ts
+ * headers['tri-exception-code'] = String(BIZ_EXCEPTION_CODE); // '3'
+ * ```
+ */
 export const BIZ_EXCEPTION_CODE = 3;
 
 const RPC_CODES: ReadonlySet<string> = new Set(Object.values(RpcErrorCode));

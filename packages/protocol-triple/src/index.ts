@@ -36,7 +36,6 @@ export {
 } from './grpc-status.js';
 export {
   EXCLUDED_ATTACHMENT_KEYS,
-  headerValue,
   readAttachmentHeaders,
   writeAttachmentHeaders,
   type AttachmentSink,

@@ -2,13 +2,29 @@ import { Exporter, type Invoker, type MethodDescriptor, type ServiceDefinition }
 
 import type { TripleCodec } from './triple-codec.js';
 
-/** A method a Triple server answers: its name and, when the service definition is known, its descriptor. */
+/**
+ * A method a Triple server answers: its name and, when the service definition is known, its descriptor.
+ *
+ * @example
+ * ```ts
+ * const method: ServerMethod = { name: 'sayHello', descriptor: Greeter.getMethod('sayHello') };
+ * ```
+ */
 export interface ServerMethod {
   readonly name: string;
   readonly descriptor: MethodDescriptor | undefined;
 }
 
-/** Counts calls in flight and tells when none is left. */
+/**
+ * Counts calls in flight and tells when none is left (graceful unexport and shutdown).
+ *
+ * @example
+ * ```ts
+ * counter.enter();
+ * pending.finally(() => counter.exit());
+ * await counter.whenIdle(10_000);
+ * ```
+ */
 export class InflightCounter {
   /** Calls in flight. */
   count = 0;

@@ -123,7 +123,7 @@ class ClientCall {
     if (exceptionCode !== undefined) this.exceptionCode = Number(exceptionCode) || 0;
     const encoding = header(headers, TripleHeaders.GRPC_ENCODING);
     if (!isSupportedEncoding(encoding)) {
-      this.failure = new RpcError(RpcErrorCode.METHOD_NOT_FOUND, `${this.where()} failed: unsupported response grpc-encoding "${encoding}".`);
+      this.failure = new RpcError(RpcErrorCode.SERIALIZATION, `${this.where()} failed: unsupported response grpc-encoding "${encoding}".`);
       return;
     }
     this.encoding = encoding;
@@ -283,7 +283,14 @@ function describeError(error: Error): string {
   return typeof code === 'string' ? `${code}: ${error.message}` : error.message;
 }
 
-/** What a {@link TripleInvoker} is built from. */
+/**
+ * What a {@link TripleInvoker} is built from.
+ *
+ * @example
+ * ```ts
+ * const invoker = new TripleInvoker({ service: Greeter, url, pool, codec, payload: 8 << 20 });
+ * ```
+ */
 export interface TripleInvokerInit {
   readonly service: ServiceDefinition;
   readonly url: URL;
@@ -380,7 +387,7 @@ export class TripleInvoker extends AbstractInvoker {
     });
   }
 
-  /** Sends (or resends) a call on a pooled session; failures settle the call. */
+  /** @internal Sends (or resends) a call on a pooled session; failures settle the call. */
   send(call: ClientCall): void {
     const method = call.method;
     const handle = this.pool.acquire();

@@ -69,7 +69,15 @@ export const TripleDefaults = {
   HEARTBEAT: 60_000,
 } as const;
 
-/** Header names of the Triple wire (§A.3, §A.8, §A.9 of the spec), lower-case as HTTP/2 sends them. */
+/**
+ * Header names of the Triple wire (Dubbo's `TripleHeaderEnum`, plus Weft's `weft-error-code`), lower-case as
+ * HTTP/2 sends them.
+ *
+ * @example
+ * ```ts
+ * metadata.set(TripleHeaders.SERVICE_VERSION, '1.0.0');
+ * ```
+ */
 export const TripleHeaders = {
   SERVICE_GROUP: 'tri-service-group',
   SERVICE_VERSION: 'tri-service-version',

@@ -18,7 +18,15 @@ import type { TripleCodec } from './triple-codec.js';
 import { InflightCounter, type ServerMethod, type TripleExporter } from './triple-exporter.js';
 import { TripleHeaders } from './triple-keys.js';
 
-/** Settings of one Triple server (one host and port), read from the first export URL on it. */
+/**
+ * Settings of one Triple server (one host and port), read from the first export URL on it.
+ *
+ * @example
+ * ```ts
+ * const options: TripleServerOptions = { payload: 8 << 20, maxConcurrentStreams: 1000, maxHeaderListSize: 32_768,
+ *   resolveFallbackToDefault: true, shutdownTimeout: 10_000, sniffTimeout: 10_000 };
+ * ```
+ */
 export interface TripleServerOptions {
   /** Maximum message (gRPC) or body (plain HTTP) size in bytes. */
   readonly payload: number;
@@ -140,8 +148,8 @@ class GrpcServerCall {
   private invocation: Invocation | undefined;
   /** Set once a response (or a refusal) was started: later events are ignored. */
   private answered = false;
-  /** Set once the invocation settled. */
-  private settled = false;
+  /** Set once the call stopped counting as in flight (answered, refused, or its invocation settled). */
+  private finished = false;
 
   constructor(
     private readonly server: TripleServer,
@@ -154,6 +162,9 @@ class GrpcServerCall {
     private readonly deadline: number | undefined,
   ) {
     this.reader = new GrpcMessageReader(server.options.payload, encoding !== undefined && encoding !== 'identity');
+    // In flight from its headers on: an unexport or a shutdown waits for calls still uploading their message too.
+    exporter.inflight.enter();
+    server.inflight.enter();
     stream[CALL] = this;
     stream.on('data', onCallData);
     stream.on('end', onCallEnd);
@@ -195,10 +206,11 @@ class GrpcServerCall {
   /** The stream closed: if the call is still running, the consumer cancelled it. */
   closed(): void {
     this.stream[CALL] = undefined;
-    if (!this.settled && this.invocation !== undefined) {
+    this.answered = true;
+    if (this.invocation === undefined) this.finish();
+    else if (!this.finished) {
       this.invocation.abort(new DOMException('The consumer cancelled the call (stream closed before the response).', 'AbortError'));
     }
-    this.answered = true;
   }
 
   private dispatch(bytes: Uint8Array): void {
@@ -215,8 +227,6 @@ class GrpcServerCall {
     this.server.fillInvocation(invocation, this.headers, this.stream.session);
     invocation.deadline = this.deadline;
     this.invocation = invocation;
-    exporter.inflight.enter();
-    this.server.inflight.enter();
     let pending: Promise<Result>;
     try {
       pending = exporter.invoker.invoke(invocation);
@@ -230,7 +240,7 @@ class GrpcServerCall {
   }
 
   private succeed(result: Result): void {
-    this.settle();
+    this.finish();
     if (this.answered) return;
     if (this.deadline !== undefined && Date.now() > this.deadline) {
       this.respondStatus(GrpcStatus.DEADLINE_EXCEEDED, `Deadline exceeded: ${this.exporter.key}.${this.method.name}() completed after the consumer's deadline.`);
@@ -270,13 +280,13 @@ class GrpcServerCall {
   }
 
   private failed(error: unknown): void {
-    this.settle();
+    this.finish();
     this.fail(error);
   }
 
-  private settle(): void {
-    if (this.settled) return;
-    this.settled = true;
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
     this.exporter.inflight.exit();
     this.server.inflight.exit();
   }
@@ -296,6 +306,7 @@ class GrpcServerCall {
   }
 
   private respondStatus(status: GrpcStatus, message: string, weftCode?: string): void {
+    if (this.invocation === undefined) this.finish();
     if (this.answered) return;
     this.answered = true;
     respondGrpcStatus(this.stream, this.typedContentType ? this.exporter.codec.contentType : 'application/grpc', status, message, weftCode);
@@ -776,6 +787,18 @@ export class TripleServer {
     const method = exporter.findMethod(target.method) ?? builtinMethod(target.method);
     if (method === undefined) throw new PlainHttpError(404, `Method not found: ${exporter.key} has no method "${target.method}".`);
 
+    exporter.inflight.enter();
+    this.inflight.enter();
+    try {
+      await this.dispatchPlain(exchange, exporter, method);
+    } finally {
+      exporter.inflight.exit();
+      this.inflight.exit();
+    }
+  }
+
+  private async dispatchPlain(exchange: PlainExchange, exporter: TripleExporter, method: ServerMethod): Promise<void> {
+    const headers = exchange.headers;
     let body: unknown;
     if (exchange.method.charCodeAt(0) === 80 /* P */) {
       const contentType = headerString(headers, 'content-type');
@@ -808,15 +831,11 @@ export class TripleServer {
     exchange.onClose(() => {
       if (!settled) invocation.abort(new DOMException('The HTTP client went away before the response.', 'AbortError'));
     });
-    exporter.inflight.enter();
-    this.inflight.enter();
     let result: Result;
     try {
       result = await exporter.invoker.invoke(invocation);
     } finally {
       settled = true;
-      exporter.inflight.exit();
-      this.inflight.exit();
     }
     if (result.hasException()) {
       const exception = result.exception;

@@ -14,6 +14,7 @@ import { createTestApp, freePort, type TestApp } from '@weft/test-utils';
 import { Declined, Greeter, Harness, waitFor } from './support/harness.js';
 
 const script = fileURLToPath(new URL('./support/provider-process.mjs', import.meta.url));
+const consumerScript = fileURLToPath(new URL('./support/consumer-process.mjs', import.meta.url));
 const children: ChildProcess[] = [];
 const roots: TestApp[] = [];
 const consumerSide = new Harness(['@weft/core', '@weft/cluster', '@weft/protocol-triple', '@weft/mock']);
@@ -124,5 +125,25 @@ describe('across processes: provider filters reach the consumer', () => {
     expect((late as RpcError).message).toContain('Provider gave up');
     expect(Date.now() - started).toBeLessThan(1500);
     expect(await greeter.add(1, 2)).toBe(3);
+  });
+});
+
+describe('across processes: idle connections do not keep a consumer alive', () => {
+  it('a consumer process that never shuts down still exits once its call is done', async () => {
+    const port = await freePort();
+    await startProvider(providerRoot([]), port);
+    const consumerRoot = createTestApp(['@weft/core', '@weft/cluster', '@weft/protocol-triple'], { prefix: 'weft-tri-consumer' });
+    roots.push(consumerRoot);
+    const child = spawn(process.execPath, [consumerScript, consumerRoot.root, String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const started = Date.now();
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(output).toMatch(/^hello idle from \d+\n$/);
+    expect(code).toBe(0);
+    // Well before the 60 s heartbeat or any reconnect timer could have fired.
+    expect(Date.now() - started).toBeLessThan(15_000);
   });
 });

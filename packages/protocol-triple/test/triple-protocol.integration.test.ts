@@ -54,6 +54,13 @@ describe('tri protocol: calls', () => {
     expect(answers).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
   });
 
+  it('spreads calls over `connections` HTTP/2 connections to one provider', async () => {
+    const { greeter, seen } = await harness.pair({ refer: { parameters: { connections: 2 } } });
+    await Promise.all(Array.from({ length: 20 }, (_, i) => greeter.add(i, i)));
+    const peers = new Set(seen.map((invocation) => invocation.getAttachment('remote.address')));
+    expect(peers.size).toBe(2);
+  });
+
   it('delivers a business error as a Result exception rebuilt as the declared class, not as an RpcError', async () => {
     const { greeter, consumer, port } = await harness.pair();
     const error = await greeter.decline('too late').catch((e: unknown) => e);
@@ -288,12 +295,20 @@ describe('tri protocol: availability, unexport and shutdown', () => {
     const exported = await provider.export(Greeter, greeterImpl(), { protocol: 'tri', port });
     const consumer = await harness.start('consumer');
     const greeter = await consumer.refer(Greeter, { url: `tri://127.0.0.1:${port}`, retries: 0 });
+    const watcher = http2.connect(`http://127.0.0.1:${port}`);
+    watcher.on('error', () => undefined);
+    const goaway = new Promise<{ code: number; data: string }>((resolve) =>
+      watcher.once('goaway', (code: number, _last: number, data?: Buffer) => resolve({ code, data: data?.toString() ?? '' })),
+    );
+    await new Promise((resolve) => watcher.once('remoteSettings', resolve));
     const inflight = greeter.sleep(300);
     await new Promise((resolve) => setTimeout(resolve, 50));
     const started = Date.now();
     await exported.unexport();
     expect(Date.now() - started).toBeGreaterThanOrEqual(150);
     expect(await inflight).toBe(300);
+    expect(await goaway).toEqual({ code: http2.constants.NGHTTP2_NO_ERROR, data: 'weft: server shutting down' });
+    watcher.destroy();
     const refused = await new Promise<string>((resolve) => {
       const session = http2.connect(`http://127.0.0.1:${port}`);
       session.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));

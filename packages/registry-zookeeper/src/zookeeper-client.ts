@@ -177,16 +177,24 @@ export class ZookeeperClient {
     await this.call<string>(`create ${path}`, (cb) => this.client.create(path, data, this.acls, mode, cb));
   }
 
-  /** Creates `path` and every missing ancestor as persistent, empty nodes; existing ones are left alone. */
+  /**
+   * Creates `path` and every missing ancestor as persistent, empty nodes; existing ones are left alone. One round
+   * trip when the parent exists.
+   */
   async mkdirp(path: string): Promise<void> {
-    let current = '';
-    for (const part of path.split('/').filter((p) => p !== '')) {
-      current += `/${part}`;
-      try {
-        await this.create(current);
-      } catch (error) {
-        if (!isZkCode(error, 'NODE_EXISTS')) throw error;
-      }
+    if (path === '' || path === '/') return;
+    try {
+      await this.create(path);
+      return;
+    } catch (error) {
+      if (isZkCode(error, 'NODE_EXISTS')) return;
+      if (!isZkCode(error, 'NO_NODE')) throw error;
+    }
+    await this.mkdirp(path.slice(0, path.lastIndexOf('/')));
+    try {
+      await this.create(path);
+    } catch (error) {
+      if (!isZkCode(error, 'NODE_EXISTS')) throw error;
     }
   }
 

@@ -216,10 +216,7 @@ export class ZookeeperRegistry extends AbstractRegistry {
     return !this.destroyed && this.client.connected;
   }
 
-  /**
-   * The current session's id and password: tools and tests use them to resume the session from another client
-   * (closing that client expires the session, as a network partition longer than the session timeout would).
-   */
+  /** The current session's id and password (for diagnostics, and tools that match ephemeral owners to sessions). */
   getSession(): ZookeeperSession {
     return this.client.getSession();
   }
@@ -254,13 +251,20 @@ export class ZookeeperRegistry extends AbstractRegistry {
   private async register0(url: URL): Promise<void> {
     const client = this.client;
     const path = this.toUrlPath(url);
-    await client.mkdirp(path.slice(0, path.lastIndexOf('/')));
     const ephemeral = url.getParameter('dynamic', true);
-    try {
-      await client.create(path, { ephemeral });
-      return;
-    } catch (error) {
-      if (!isZkCode(error, 'NODE_EXISTS')) throw error;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await client.create(path, { ephemeral });
+        return;
+      } catch (error) {
+        if (isZkCode(error, 'NO_NODE') && attempt < 3) {
+          // First registration of this service (or category): create the persistent parents, then the leaf.
+          await client.mkdirp(path.slice(0, path.lastIndexOf('/')));
+          continue;
+        }
+        if (!isZkCode(error, 'NODE_EXISTS')) throw error;
+        break;
+      }
     }
     if (!ephemeral) return;
     // Ours already (a retry, or a reconnect): keep it. Another session's (not reaped yet): replace it.
@@ -326,6 +330,7 @@ export class ZookeeperRegistry extends AbstractRegistry {
     }
   }
 
+  /** Unregisters the dynamic registrations, stops watching, and closes the session (idempotent). */
   override async destroy(): Promise<void> {
     if (this.destroyed) return;
     await super.destroy();
@@ -344,7 +349,7 @@ export class ZookeeperRegistry extends AbstractRegistry {
     if (watch === undefined || !watch.loaded || this.destroyed) return;
     let urls = watch.urls;
     if (category === RegistryCategory.CONFIGURATORS && state.rules.length > 0) {
-      urls = [...urls, ...state.rules.flatMap((rule) => rule.urls.map((u) => asSeenBy(u, state.url)))];
+      urls = [...urls, ...state.rules.flatMap((rule) => rule.urls.map((u) => forSubscriber(u, state.url)))];
     }
     this.notify(state.url, category, urls);
   }
@@ -371,7 +376,11 @@ export class ZookeeperRegistry extends AbstractRegistry {
   private onWatchEvent(watch: Watch): void {
     const current = watch instanceof ChildWatch ? this.children.get(watch.path) : this.rules.get(watch.path);
     if (this.destroyed || current !== watch) return;
-    watch.refresh().catch((error: unknown) => this.log('debug', `re-reading ${watch.path} failed (read again on reconnect)`, error));
+    watch.refresh().catch((error: unknown) => {
+      // While disconnected this is expected (every watched node is read again on reconnect); connected, it is not.
+      if (this.client.connected) this.log('warn', `re-reading ${watch.path} failed; it is read again on the next event or reconnect`, error);
+      else this.log('debug', `re-reading ${watch.path} failed while disconnected (read again on reconnect)`, error);
+    });
   }
 
   /** A watch was read: notify the subscribers that are past their first read. */
@@ -454,7 +463,7 @@ export class ZookeeperRegistry extends AbstractRegistry {
  * them to every service of the application. They are given the subscriber's group and version, which the
  * configurator then ignores for a `*` rule.
  */
-function asSeenBy(rule: URL, subscription: URL): URL {
+function forSubscriber(rule: URL, subscription: URL): URL {
   if (rule.path !== '*') return rule;
   return rule.addParameters({ group: subscription.getGroup(), version: subscription.getVersion() });
 }
