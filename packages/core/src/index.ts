@@ -31,6 +31,7 @@ export {
   type ServiceProxy,
   type TypeDescriptor,
   type TypeOf,
+  type TypesOf,
 } from './service/service-definition.js';
 export { Protocol } from './protocol/protocol.js';
 export { Exporter } from './protocol/exporter.js';

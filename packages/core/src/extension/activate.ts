@@ -16,7 +16,10 @@ export interface ActivateCandidate {
 
 /**
  * `ConfigUtils.isNotEmpty`: set, and not `""`, `false`, `0`, `null` or `N/A` (case-insensitive).
- * @internal
+ * @example
+ * ```ts
+ * isConfigNotEmpty('N/A'); // false
+ * ```
  */
 export function isConfigNotEmpty(value: string | undefined): value is string {
   if (value === undefined || value === '') return false;
@@ -38,8 +41,11 @@ export function isConfigNotEmpty(value: string | undefined): value is string {
  *
  * Ordering is a total order, unlike Dubbo's comparator: ascending `order`, `before`/`after` as real
  * topological constraints (a cycle is an `ERR_SPI_CYCLE` error naming it), then extension name.
+ * @example
+ * ```ts
+ * const names = selectActivated('weft.rpc.Filter', candidates, url, ['-tps', 'default'], 'provider');
+ * ```
  * @throws `ERR_SPI_CYCLE` when the before/after constraints of the selected extensions form a cycle.
- * @internal
  */
 export function selectActivated(
   pointId: string,

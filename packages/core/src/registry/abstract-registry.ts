@@ -54,6 +54,8 @@ export abstract class AbstractRegistry extends Registry {
   private readonly cacheFile: string | undefined;
   private cache: Record<string, string[]> = {};
   protected destroyed = false;
+  /** Set while `destroy()` unregisters: failures then are not retried. */
+  private closing = false;
 
   constructor(
     protected readonly url: URL,
@@ -105,7 +107,7 @@ export abstract class AbstractRegistry extends Registry {
       await this.doUnregister(url);
       this.failedUnregistrations.delete(key);
     } catch (error) {
-      if (this.destroyed) return;
+      if (this.destroyed || this.closing) return;
       this.failedUnregistrations.set(key, url);
       this.scheduleRetry();
       safeLog(this.logger, 'warn', `unregister ${url.toString()} failed; retrying`, error);
@@ -321,7 +323,8 @@ export abstract class AbstractRegistry extends Registry {
   }
 
   async destroy(): Promise<void> {
-    if (this.destroyed) return;
+    if (this.destroyed || this.closing) return;
+    this.closing = true;
     for (const url of [...this.registered.values()]) {
       if (url.getParameter('dynamic', true)) await this.unregister(url);
     }

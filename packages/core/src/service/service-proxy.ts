@@ -4,7 +4,7 @@ import type { Result } from '../rpc/result.js';
 import { RpcError } from '../rpc/rpc-error.js';
 import type { MethodSpec, ServiceDefinition, ServiceProxy } from './service-definition.js';
 
-/** Per-call options for {@link CallableProxy.$call}. */
+/** Per-call options for a proxy's `$call`. */
 export interface CallOptions {
   /** Aborts the call. */
   readonly signal?: AbortSignal;

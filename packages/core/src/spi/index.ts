@@ -41,7 +41,7 @@ export {
   type ManifestRecord,
 } from '../extension/discovery.js';
 export { parseManifest, type ManifestEntry, type ManifestEntryKind, type ManifestParseResult } from '../extension/manifest.js';
-export { explainActivation, isConfigNotEmpty, selectActivated, type ActivateCandidate, type ActivationReason, type ActivationVerdict } from '../extension/activate.js';
+export { explainActivation, isConfigNotEmpty, selectActivated, type ActivateCandidate, type ActivateUrl, type ActivationReason, type ActivationVerdict } from '../extension/activate.js';
 export { EXTENSION_NAME_PATTERN, EXTENSION_POINT_ID_PATTERN, RESERVED_NAMES } from '../extension/names.js';
 export { ExtensionLoader, type AddExtensionOptions, type ExtensionSource } from '../extension/extension-loader.js';
 export { ApplicationModel } from '../extension/application-model.js';

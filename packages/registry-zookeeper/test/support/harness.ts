@@ -1,5 +1,6 @@
 // Shared pieces of the ZooKeeper registry tests: the demo service, applications wired to a ZooKeeper registry
 // (with the test-only `loop` transport), providers that count their calls, and bounded polling.
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -153,10 +154,11 @@ export interface ProviderProcess {
 }
 
 const providerScript = fileURLToPath(new URL('./provider-process.mjs', import.meta.url));
+/** How to crash each provider process started and not yet killed. */
+const spawned = new Set<() => Promise<void>>();
 
 /** Starts a provider process of the demo service on `registry`; resolves once it has registered. */
 export async function spawnProvider(options: { readonly root: string; readonly registry: string; readonly label: string; readonly port: number }): Promise<ProviderProcess> {
-  const { spawn } = await import('node:child_process');
   const config = JSON.stringify({ ...options, name: 'demo-provider' });
   const child = spawn(process.execPath, [providerScript, config], { stdio: ['ignore', 'pipe', 'pipe'] });
   const pid = child.pid;
@@ -181,8 +183,6 @@ export async function spawnProvider(options: { readonly root: string; readonly r
   if (!output.includes('READY')) throw new Error(`provider ${options.label} exited: ${output}`);
   return { label: options.label, port: options.port, pid, crash };
 }
-
-const spawned = new Set<() => Promise<void>>();
 
 /** Kills every provider process still running (by PID). */
 export async function killProviders(): Promise<void> {
