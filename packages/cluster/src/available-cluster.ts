@@ -1,22 +1,13 @@
-import {
-  Cluster,
-  LoadBalance,
-  Logger,
-  RandomSource,
-  RpcStatusRegistry,
-  type Directory,
-  type ExtensionLoader,
-  type Invoker,
-} from '@weft/core';
-import { Inject, InjectLoader } from '@weft/core/spi';
+import type { Directory } from '@weft/core';
 
+import { AbstractCluster, type ClusterInvokerParts } from './abstract-cluster.js';
 import { AvailableClusterInvoker } from './available-cluster-invoker.js';
 
 /**
  * Calls the first available provider, without load balancing: the `Cluster` extension `available`.
  *
  * @remarks
- * Extension `available` of `weft.rpc.Cluster`, application scope, singleton. `join` returns a
+ * Extension `available` of `weft.rpc.Cluster`, application scope, singleton (constructor inherited from `AbstractCluster`). `join` returns a
  * {@link AvailableClusterInvoker}. No URL keys of its own.
  *
  * @example
@@ -24,18 +15,9 @@ import { AvailableClusterInvoker } from './available-cluster-invoker.js';
  * const invoker = app.getExtensionLoader(Cluster).getExtension('available').join(directory);
  * ```
  */
-export class AvailableCluster extends Cluster {
-  constructor(
-    @InjectLoader(LoadBalance) private readonly loadBalances: ExtensionLoader<LoadBalance>,
-    @Inject(Logger) private readonly logger: Logger,
-    @Inject(RpcStatusRegistry) private readonly statuses: RpcStatusRegistry,
-    @Inject(RandomSource) private readonly random: RandomSource
-  ) {
-    super();
-  }
-
+export class AvailableCluster extends AbstractCluster {
   /** Joins the directory into a {@link AvailableClusterInvoker}. */
-  join(directory: Directory): Invoker {
-    return new AvailableClusterInvoker(directory, this.loadBalances, this.logger, this.statuses, this.random);
+  protected createInvoker(directory: Directory, parts: ClusterInvokerParts): AvailableClusterInvoker {
+    return new AvailableClusterInvoker(directory, parts.loadBalances, parts.logger, parts.statuses, parts.random);
   }
 }

@@ -1,22 +1,13 @@
-import {
-  Cluster,
-  LoadBalance,
-  Logger,
-  RandomSource,
-  RpcStatusRegistry,
-  type Directory,
-  type ExtensionLoader,
-  type Invoker,
-} from '@weft/core';
-import { Inject, InjectLoader } from '@weft/core/spi';
+import type { Directory } from '@weft/core';
 
+import { AbstractCluster, type ClusterInvokerParts } from './abstract-cluster.js';
 import { BroadcastClusterInvoker } from './broadcast-cluster-invoker.js';
 
 /**
  * Calls every provider in turn: the `Cluster` extension `broadcast`.
  *
  * @remarks
- * Extension `broadcast` of `weft.rpc.Cluster`, application scope, singleton. `join` returns a
+ * Extension `broadcast` of `weft.rpc.Cluster`, application scope, singleton (constructor inherited from `AbstractCluster`). `join` returns a
  * {@link BroadcastClusterInvoker}. URL key (service level): `broadcast.fail.percent` (default 100). Suited to notifying
  * every provider, e.g. to refresh caches.
  *
@@ -25,18 +16,9 @@ import { BroadcastClusterInvoker } from './broadcast-cluster-invoker.js';
  * const invoker = app.getExtensionLoader(Cluster).getExtension('broadcast').join(directory);
  * ```
  */
-export class BroadcastCluster extends Cluster {
-  constructor(
-    @InjectLoader(LoadBalance) private readonly loadBalances: ExtensionLoader<LoadBalance>,
-    @Inject(Logger) private readonly logger: Logger,
-    @Inject(RpcStatusRegistry) private readonly statuses: RpcStatusRegistry,
-    @Inject(RandomSource) private readonly random: RandomSource
-  ) {
-    super();
-  }
-
+export class BroadcastCluster extends AbstractCluster {
   /** Joins the directory into a {@link BroadcastClusterInvoker}. */
-  join(directory: Directory): Invoker {
-    return new BroadcastClusterInvoker(directory, this.loadBalances, this.logger, this.statuses, this.random);
+  protected createInvoker(directory: Directory, parts: ClusterInvokerParts): BroadcastClusterInvoker {
+    return new BroadcastClusterInvoker(directory, parts.loadBalances, parts.logger, parts.statuses, parts.random);
   }
 }

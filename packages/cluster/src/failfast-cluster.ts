@@ -1,22 +1,13 @@
-import {
-  Cluster,
-  LoadBalance,
-  Logger,
-  RandomSource,
-  RpcStatusRegistry,
-  type Directory,
-  type ExtensionLoader,
-  type Invoker,
-} from '@weft/core';
-import { Inject, InjectLoader } from '@weft/core/spi';
+import type { Directory } from '@weft/core';
 
+import { AbstractCluster, type ClusterInvokerParts } from './abstract-cluster.js';
 import { FailfastClusterInvoker } from './failfast-cluster-invoker.js';
 
 /**
  * Makes exactly one attempt and reports its failure at once: the `Cluster` extension `failfast`.
  *
  * @remarks
- * Extension `failfast` of `weft.rpc.Cluster`, application scope, singleton. `join` returns a
+ * Extension `failfast` of `weft.rpc.Cluster`, application scope, singleton (constructor inherited from `AbstractCluster`). `join` returns a
  * {@link FailfastClusterInvoker}. No URL keys of its own. Suited to non-idempotent writes.
  *
  * @example
@@ -24,18 +15,9 @@ import { FailfastClusterInvoker } from './failfast-cluster-invoker.js';
  * const invoker = app.getExtensionLoader(Cluster).getExtension('failfast').join(directory);
  * ```
  */
-export class FailfastCluster extends Cluster {
-  constructor(
-    @InjectLoader(LoadBalance) private readonly loadBalances: ExtensionLoader<LoadBalance>,
-    @Inject(Logger) private readonly logger: Logger,
-    @Inject(RpcStatusRegistry) private readonly statuses: RpcStatusRegistry,
-    @Inject(RandomSource) private readonly random: RandomSource
-  ) {
-    super();
-  }
-
+export class FailfastCluster extends AbstractCluster {
   /** Joins the directory into a {@link FailfastClusterInvoker}. */
-  join(directory: Directory): Invoker {
-    return new FailfastClusterInvoker(directory, this.loadBalances, this.logger, this.statuses, this.random);
+  protected createInvoker(directory: Directory, parts: ClusterInvokerParts): FailfastClusterInvoker {
+    return new FailfastClusterInvoker(directory, parts.loadBalances, parts.logger, parts.statuses, parts.random);
   }
 }

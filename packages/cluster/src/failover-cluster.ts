@@ -1,15 +1,6 @@
-import {
-  Cluster,
-  LoadBalance,
-  Logger,
-  RandomSource,
-  RpcStatusRegistry,
-  type Directory,
-  type ExtensionLoader,
-  type Invoker,
-} from '@weft/core';
-import { Inject, InjectLoader } from '@weft/core/spi';
+import type { Directory } from '@weft/core';
 
+import { AbstractCluster, type ClusterInvokerParts } from './abstract-cluster.js';
 import { FailoverClusterInvoker } from './failover-cluster-invoker.js';
 
 /**
@@ -26,18 +17,9 @@ import { FailoverClusterInvoker } from './failover-cluster-invoker.js';
  * const invoker = app.getExtensionLoader(Cluster).getExtension('failover').join(directory);
  * ```
  */
-export class FailoverCluster extends Cluster {
-  constructor(
-    @InjectLoader(LoadBalance) private readonly loadBalances: ExtensionLoader<LoadBalance>,
-    @Inject(Logger) private readonly logger: Logger,
-    @Inject(RpcStatusRegistry) private readonly statuses: RpcStatusRegistry,
-    @Inject(RandomSource) private readonly random: RandomSource
-  ) {
-    super();
-  }
-
+export class FailoverCluster extends AbstractCluster {
   /** Joins the directory into a {@link FailoverClusterInvoker}. */
-  join(directory: Directory): Invoker {
-    return new FailoverClusterInvoker(directory, this.loadBalances, this.logger, this.statuses, this.random);
+  protected createInvoker(directory: Directory, parts: ClusterInvokerParts): FailoverClusterInvoker {
+    return new FailoverClusterInvoker(directory, parts.loadBalances, parts.logger, parts.statuses, parts.random);
   }
 }

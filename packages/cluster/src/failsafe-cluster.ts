@@ -1,22 +1,13 @@
-import {
-  Cluster,
-  LoadBalance,
-  Logger,
-  RandomSource,
-  RpcStatusRegistry,
-  type Directory,
-  type ExtensionLoader,
-  type Invoker,
-} from '@weft/core';
-import { Inject, InjectLoader } from '@weft/core/spi';
+import type { Directory } from '@weft/core';
 
+import { AbstractCluster, type ClusterInvokerParts } from './abstract-cluster.js';
 import { FailsafeClusterInvoker } from './failsafe-cluster-invoker.js';
 
 /**
  * Logs failures and answers with an empty result: the `Cluster` extension `failsafe`.
  *
  * @remarks
- * Extension `failsafe` of `weft.rpc.Cluster`, application scope, singleton. `join` returns a
+ * Extension `failsafe` of `weft.rpc.Cluster`, application scope, singleton (constructor inherited from `AbstractCluster`). `join` returns a
  * {@link FailsafeClusterInvoker}. No URL keys of its own. Suited to calls whose failure must not affect the caller, such as
  * audit logging.
  *
@@ -25,18 +16,9 @@ import { FailsafeClusterInvoker } from './failsafe-cluster-invoker.js';
  * const invoker = app.getExtensionLoader(Cluster).getExtension('failsafe').join(directory);
  * ```
  */
-export class FailsafeCluster extends Cluster {
-  constructor(
-    @InjectLoader(LoadBalance) private readonly loadBalances: ExtensionLoader<LoadBalance>,
-    @Inject(Logger) private readonly logger: Logger,
-    @Inject(RpcStatusRegistry) private readonly statuses: RpcStatusRegistry,
-    @Inject(RandomSource) private readonly random: RandomSource
-  ) {
-    super();
-  }
-
+export class FailsafeCluster extends AbstractCluster {
   /** Joins the directory into a {@link FailsafeClusterInvoker}. */
-  join(directory: Directory): Invoker {
-    return new FailsafeClusterInvoker(directory, this.loadBalances, this.logger, this.statuses, this.random);
+  protected createInvoker(directory: Directory, parts: ClusterInvokerParts): FailsafeClusterInvoker {
+    return new FailsafeClusterInvoker(directory, parts.loadBalances, parts.logger, parts.statuses, parts.random);
   }
 }

@@ -9,6 +9,7 @@
  * {@link AbstractLoadBalance}.
  * @packageDocumentation
  */
+export { AbstractCluster, type ClusterInvokerParts } from './abstract-cluster.js';
 export { AbstractClusterInvoker } from './abstract-cluster-invoker.js';
 export { AbstractLoadBalance } from './abstract-load-balance.js';
 export { ClusterDefaults, ClusterKeys } from './cluster-keys.js';

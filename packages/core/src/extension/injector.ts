@@ -100,11 +100,28 @@ export function InjectWrapped(): ParameterDecorator {
   return recordDependency({ kind: 'wrapped' }, WRAPPED_TOKEN);
 }
 
-/** The extension dependencies a class declares, by constructor parameter index. @internal */
+/**
+ * The extension dependencies a class declares, by constructor parameter index.
+ *
+ * @remarks A class that declares none but takes no parameters of its own (it inherits its constructor, e.g. a
+ * `FailoverCluster extends AbstractCluster`) inherits the declarations of its nearest base class that has them;
+ * they are copied onto it once, with tsyringe's injection tokens, so the inherited constructor is injected.
+ * @internal
+ */
 export function getDependencies(cls: Function): readonly (Dependency | undefined)[] {
-  return Object.prototype.hasOwnProperty.call(cls, DEPENDENCIES_KEY)
-    ? ((cls as unknown as Record<symbol, Dependency[]>)[DEPENDENCIES_KEY] as Dependency[])
-    : [];
+  if (Object.prototype.hasOwnProperty.call(cls, DEPENDENCIES_KEY)) {
+    return (cls as unknown as Record<symbol, Dependency[]>)[DEPENDENCIES_KEY] as Dependency[];
+  }
+  if (cls.length > 0) return [];
+  for (let base = Object.getPrototypeOf(cls) as Function | null; base !== null && base !== Function.prototype; base = Object.getPrototypeOf(base) as Function | null) {
+    if (!Object.prototype.hasOwnProperty.call(base, DEPENDENCIES_KEY)) continue;
+    const inherited = (base as unknown as Record<symbol, Dependency[]>)[DEPENDENCIES_KEY] as Dependency[];
+    Object.defineProperty(cls, DEPENDENCIES_KEY, { value: inherited, enumerable: false });
+    const tokens = Reflect.getOwnMetadata('injectionTokens', base) as unknown;
+    if (tokens !== undefined) Reflect.defineMetadata('injectionTokens', tokens, cls);
+    return inherited;
+  }
+  return [];
 }
 
 function dependencyToken(dependency: Dependency): string {
