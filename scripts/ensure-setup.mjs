@@ -9,6 +9,9 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+// `npm test` sets this for the processes it starts (e.g. the demo test running `npm run demo`): set-up is done,
+// and rebuilding packages under running tests would rewrite files they are reading.
+if (process.env.WEFT_SETUP_DONE === '1') process.exit(0);
 const env = { ...process.env, TURBO_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1' };
 
 function run(cmd, args) {

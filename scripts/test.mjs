@@ -26,7 +26,7 @@ mkdirSync(outDir, { recursive: true });
 const report = join(outDir, 'vitest-report.json');
 rmSync(report, { force: true });
 const args = ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)];
-const result = spawnSync('npx', args, { cwd: root, stdio: 'inherit', env });
+const result = spawnSync('npx', args, { cwd: root, stdio: 'inherit', env: { ...env, WEFT_SETUP_DONE: '1' } });
 
 let passed = 0;
 let failed = 0;

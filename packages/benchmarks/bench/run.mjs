@@ -120,5 +120,38 @@ const silent = new (class extends Logger {
   rmSync(root, { recursive: true, force: true });
 }
 
+// ------------------------------------------------------------------------------------------------------------
+// 3. What @weft/mock's MockClusterWrapper adds to a normal (non-mocked) call, vs the unwrapped cluster.
+{
+  const { createTestApp } = await import('@weft/test-utils');
+  const { Cluster, Invocation, StaticDirectory } = await import('@weft/core');
+  const { root, cleanup } = createTestApp(['@weft/core', '@weft/cluster', '@weft/mock']);
+  const Greeter = defineService('bench.Greeter', { sayHello: { args: [String], returns: String } });
+  const app = await WeftApplication.start({ root, name: 'bench-mock', logger: silent });
+  const done = Promise.resolve(Result.of('ok'));
+  const consumerUrl = URL.parse('consumer://127.0.0.1/bench.Greeter?interface=bench.Greeter&side=consumer&methods=sayHello');
+  class Provider extends Invoker {
+    getUrl() {
+      return URL.parse('injvm://127.0.0.1/bench.Greeter?interface=bench.Greeter');
+    }
+    invoke() {
+      return done;
+    }
+  }
+  const directory = new StaticDirectory(Greeter, consumerUrl, [new Provider()]);
+  const clusters = app.model.getExtensionLoader(Cluster);
+  const wrapped = clusters.getExtension('failover').join(directory);
+  const bare = clusters.getExtension('failover', false).join(directory);
+  const invocation = Invocation.of('sayHello', ['ann'], Greeter);
+  const rows = [
+    await measure('failover, unwrapped', () => bare.invoke(invocation)),
+    await measure('failover + MockClusterWrapper (no mock set)', () => wrapped.invoke(invocation)),
+  ];
+  printTable('@weft/mock — the wrapper on a normal call (cluster invoke, trivial provider)', rows, { baseline: 'failover, unwrapped' });
+  figures.push(`MockClusterWrapper on a non-mocked call: ${formatRatio(rows[1].nsPerOp / rows[0].nsPerOp)} the unwrapped failover cluster (+${(rows[1].nsPerOp - rows[0].nsPerOp).toFixed(1)} ns)`);
+  await app.shutdown();
+  cleanup();
+}
+
 console.log('\nFigures (@weft/benchmarks):');
 for (const line of figures) console.log(`  ${line}`);

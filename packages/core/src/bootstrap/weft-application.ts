@@ -343,6 +343,14 @@ export class WeftApplication {
     return proxy;
   }
 
+  /**
+   * Whether a reference can be called now: some provider is available (its connection is up, or it is exported
+   * in-process). Degrading references answer even when it is false.
+   */
+  isAvailable(proxy: object): boolean {
+    return this.references.get(proxy)?.isAvailable() ?? false;
+  }
+
   /** The directory behind a proxy (registry or static): for tools and tests. */
   getDirectory(proxy: object): Directory | undefined {
     return this.references.get(proxy);
