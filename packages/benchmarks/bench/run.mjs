@@ -107,6 +107,22 @@ const silent = new (class extends Logger {
   printTable('injvm call — proxy → cluster → consumer chain → injvm → provider chain → implementation', rows, {
     baseline: 'direct: await impl.sayHello()',
   });
+  // Throughput with 64 calls in flight (Promise.all of 64, per call), the same three stacks.
+  const batch = (call) => () => {
+    const pending = new Array(64);
+    for (let i = 0; i < 64; i++) pending[i] = call();
+    return Promise.all(pending);
+  };
+  const concurrent = [
+    await measure('direct, 64 in flight', batch(async () => impl.sayHello('ann'))),
+    await measure('Weft injvm zero-copy timeout 0, 64 in flight', batch(() => zeroCopy.sayHello('ann'))),
+    await measure('Moleculer local call, 64 in flight', batch(() => broker.call('greeter.sayHello', params))),
+  ];
+  printTable('injvm call — throughput with 64 calls in flight (time per batch of 64)', concurrent, { baseline: 'direct, 64 in flight' });
+  figures.push(
+    `injvm zero-copy, 64 in flight: Weft throughput = ${formatRatio(concurrent[2].nsPerOp / concurrent[1].nsPerOp)} Moleculer's ` +
+      `(Weft ${formatRatio(concurrent[1].nsPerOp / concurrent[0].nsPerOp)} direct, Moleculer ${formatRatio(concurrent[2].nsPerOp / concurrent[0].nsPerOp)} direct)`,
+  );
   const [direct, zc, zct, cp, , mol] = rows;
   figures.push(
     `injvm zero-copy (timeout 0, as Moleculer's default): ${formatRatio(zc.nsPerOp / direct.nsPerOp)} a direct call; ` +
