@@ -146,9 +146,10 @@ const silent = new (class extends Logger {
   const app = await WeftApplication.start({ root, name: 'bench-mock', logger: silent });
   const done = Promise.resolve(Result.of('ok'));
   const consumerUrl = URL.parse('consumer://127.0.0.1/bench.Greeter?interface=bench.Greeter&side=consumer&methods=sayHello');
+  const providerUrl = URL.parse('injvm://127.0.0.1/bench.Greeter?interface=bench.Greeter');
   class Provider extends Invoker {
     getUrl() {
-      return URL.parse('injvm://127.0.0.1/bench.Greeter?interface=bench.Greeter');
+      return providerUrl;
     }
     invoke() {
       return done;
