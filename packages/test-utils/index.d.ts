@@ -24,3 +24,6 @@ export class RecordingLogger {
   error(message: string, error?: unknown): void;
   of(level: 'debug' | 'info' | 'warn' | 'error'): string[];
 }
+
+/** The lines between `// #region <name>` and `// #endregion <name>` of a source text, unindented. */
+export function sourceRegion(source: string, name: string): string;

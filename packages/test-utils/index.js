@@ -65,3 +65,16 @@ export class RecordingLogger {
     return this.messages.filter((m) => m.level === level).map((m) => m.message);
   }
 }
+
+/**
+ * The lines between `// #region <name>` and `// #endregion <name>` of a source text, unindented: lets a test run
+ * a README snippet and check that the README shows exactly that code.
+ */
+export function sourceRegion(source, name) {
+  const start = source.indexOf(`// #region ${name}\n`);
+  const end = source.indexOf(`// #endregion ${name}`);
+  if (start < 0 || end < 0) throw new Error(`no region "${name}" in the source`);
+  const lines = source.slice(source.indexOf('\n', start) + 1, end).split('\n').slice(0, -1);
+  const indent = Math.min(...lines.filter((l) => l.trim() !== '').map((l) => l.length - l.trimStart().length));
+  return lines.map((l) => l.slice(indent)).join('\n');
+}

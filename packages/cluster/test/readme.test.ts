@@ -8,20 +8,12 @@ import { Cluster, FrameworkModel, Invocation, LoadBalance, Result, StaticDirecto
 import { ClusterKeys } from '@weft/cluster';
 
 import { Greeter, packageRoot, providers as fakeProviders, RecordingLogger } from './support/harness.js';
+import { sourceRegion } from '@weft/test-utils';
 
 const thisFile = readFileSync(fileURLToPath(import.meta.url), 'utf8');
 const readme = readFileSync(join(packageRoot, 'README.md'), 'utf8');
 
-function region(name: string): string {
-  const start = thisFile.indexOf(`// #region ${name}\n`);
-  const end = thisFile.indexOf(`// #endregion ${name}`);
-  const lines = thisFile
-    .slice(thisFile.indexOf('\n', start) + 1, end)
-    .split('\n')
-    .slice(0, -1);
-  const indent = Math.min(...lines.filter((l) => l.trim() !== '').map((l) => l.length - l.trimStart().length));
-  return lines.map((l) => l.slice(indent)).join('\n');
-}
+const region = (name: string): string => sourceRegion(thisFile, name);
 
 let framework: FrameworkModel | undefined;
 afterEach(async () => {

@@ -6,23 +6,14 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { WeftApplication } from '@weft/core';
 import { AccessLogDefaults, AccessLogKeys, AccessLogStats } from '@weft/filter-accesslog';
-import { createTestApp } from '@weft/test-utils';
+import { createTestApp, sourceRegion } from '@weft/test-utils';
 
 import { Greeter, greeterImpl, packageRoot, RecordingLogger } from './support/harness.js';
 
 const thisFile = readFileSync(fileURLToPath(import.meta.url), 'utf8');
 const readme = readFileSync(join(packageRoot, 'README.md'), 'utf8');
 
-function region(name: string): string {
-  const start = thisFile.indexOf(`// #region ${name}\n`);
-  const end = thisFile.indexOf(`// #endregion ${name}`);
-  const lines = thisFile
-    .slice(thisFile.indexOf('\n', start) + 1, end)
-    .split('\n')
-    .slice(0, -1);
-  const indent = Math.min(...lines.filter((l) => l.trim() !== '').map((l) => l.length - l.trimStart().length));
-  return lines.map((l) => l.slice(indent)).join('\n');
-}
+const region = (name: string): string => sourceRegion(thisFile, name);
 
 afterEach(() => {
   vi.restoreAllMocks();

@@ -8,22 +8,13 @@ import { defineService, RpcContext } from '@weft/core';
 import { ContextKeys, RESERVED_ATTACHMENT_KEYS, RESERVED_ATTACHMENT_PREFIXES } from '@weft/filter-context';
 
 import { startApp, type Started } from './support/shop.js';
+import { sourceRegion } from '@weft/test-utils';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const thisFile = readFileSync(fileURLToPath(import.meta.url), 'utf8');
 const readme = readFileSync(join(here, '..', 'README.md'), 'utf8');
 
-/** The lines between `// #region name` and `// #endregion name` of this file, unindented. */
-function region(name: string): string {
-  const start = thisFile.indexOf(`// #region ${name}\n`);
-  const end = thisFile.indexOf(`// #endregion ${name}`);
-  const lines = thisFile
-    .slice(thisFile.indexOf('\n', start) + 1, end)
-    .split('\n')
-    .slice(0, -1);
-  const indent = Math.min(...lines.filter((l) => l.trim() !== '').map((l) => l.length - l.trimStart().length));
-  return lines.map((l) => l.slice(indent)).join('\n');
-}
+const region = (name: string): string => sourceRegion(thisFile, name);
 
 const Stock = defineService('org.acme.Stock', { reserve: { args: [String], returns: String } });
 const Orders = defineService('org.acme.Orders', { place: { args: [String], returns: String } });

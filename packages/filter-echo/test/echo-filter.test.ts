@@ -103,7 +103,7 @@ describe('$echo', () => {
     const payload = { items: [1, 2, 3], nested: { ok: true } };
     const echoed = await greeter.$echo(payload);
     expect(echoed).toEqual(payload);
-    expect(echoed).not.toBe(payload); // copied both ways, as any call over injvm
+    expect(echoed).not.toBe(payload); // copied both ways, like every call over injvm
     expect(implementationCalls).toBe(0);
 
     expect(await greeter.sayHello('ann')).toBe('hello ann');

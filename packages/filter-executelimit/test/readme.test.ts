@@ -5,19 +5,12 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { defineService, RpcError, RpcErrorCode, RpcStatusRegistry, WeftApplication } from '@weft/core';
-import { createTestApp, type TestApp } from '@weft/test-utils';
+import { createTestApp, sourceRegion, type TestApp } from '@weft/test-utils';
 
 const thisFile = readFileSync(fileURLToPath(import.meta.url), 'utf8');
 const readme = readFileSync(fileURLToPath(new URL('../README.md', import.meta.url)), 'utf8');
 
-/** The lines between `// #region name` and `// #endregion name` of this file, unindented. */
-function region(name: string): string {
-  const start = thisFile.indexOf(`// #region ${name}\n`);
-  const end = thisFile.indexOf(`// #endregion ${name}`);
-  const lines = thisFile.slice(thisFile.indexOf('\n', start) + 1, end).split('\n').slice(0, -1);
-  const indent = Math.min(...lines.filter((l) => l.trim() !== '').map((l) => l.length - l.trimStart().length));
-  return lines.map((l) => l.slice(indent)).join('\n');
-}
+const region = (name: string): string => sourceRegion(thisFile, name);
 
 const Search = defineService('org.acme.Search', { reindex: { returns: Number }, find: { args: [String], returns: [String] } });
 const impl = {

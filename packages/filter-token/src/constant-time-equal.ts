@@ -13,7 +13,7 @@ import { timingSafeEqual } from 'node:crypto';
  * @example
  * ```ts
  * constantTimeEqual('s3cret', 's3cret'); // true
- * constantTimeEqual('s3cret', 's3cre');  // false, in the same time as any other 6-byte mismatch
+ * constantTimeEqual('s3cret', 's3cre');  // false, in the same time as every other 6-byte mismatch
  * ```
  */
 export function constantTimeEqual(secret: string | Uint8Array, candidate: string | Uint8Array): boolean {

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { defineService, RpcError, RpcErrorCode, WeftApplication } from '@weft/core';
-import { createTestApp, RecordingLogger, type TestApp } from '@weft/test-utils';
+import { createTestApp, RecordingLogger, sourceRegion, type TestApp } from '@weft/test-utils';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const thisFile = readFileSync(fileURLToPath(import.meta.url), 'utf8');
@@ -15,14 +15,7 @@ const manifest = JSON.parse(readFileSync(join(here, '..', 'META-INF', 'weft', 'w
   { activate?: { group?: string[]; value?: string[]; order?: number } }
 >;
 
-/** The lines between `// #region name` and `// #endregion name` of this file, unindented. */
-function region(name: string): string {
-  const start = thisFile.indexOf(`// #region ${name}\n`);
-  const end = thisFile.indexOf(`// #endregion ${name}`);
-  const lines = thisFile.slice(thisFile.indexOf('\n', start) + 1, end).split('\n').slice(0, -1);
-  const indent = Math.min(...lines.filter((l) => l.trim() !== '').map((l) => l.length - l.trimStart().length));
-  return lines.map((l) => l.slice(indent)).join('\n');
-}
+const region = (name: string): string => sourceRegion(thisFile, name);
 
 const Greeter = defineService('org.acme.Greeter', { sayHello: { args: [String], returns: String } });
 

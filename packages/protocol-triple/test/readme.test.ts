@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { defineService } from '@weft/core';
 import { TripleDefaults, TripleKeys } from '@weft/protocol-triple';
-import { freePort } from '@weft/test-utils';
+import { freePort, sourceRegion } from '@weft/test-utils';
 
 import { Harness } from './support/harness.js';
 
@@ -19,14 +19,7 @@ const manifest = JSON.parse(readFileSync(join(here, '..', 'META-INF', 'weft', 'w
   { module?: string; export?: string; wrapper?: { order?: number; matches?: string[] } }
 >;
 
-/** The lines between `// #region name` and `// #endregion name` of this file, unindented. */
-function region(name: string): string {
-  const start = thisFile.indexOf(`// #region ${name}\n`);
-  const end = thisFile.indexOf(`// #endregion ${name}`);
-  const lines = thisFile.slice(thisFile.indexOf('\n', start) + 1, end).split('\n').slice(0, -1);
-  const indent = Math.min(...lines.filter((l) => l.trim() !== '').map((l) => l.length - l.trimStart().length));
-  return lines.map((l) => l.slice(indent)).join('\n');
-}
+const region = (name: string): string => sourceRegion(thisFile, name);
 
 const Greeter = defineService('org.acme.Greeter', { sayHello: { args: [String], returns: String } });
 

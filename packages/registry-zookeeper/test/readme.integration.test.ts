@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { defineService } from '@weft/core';
 import { ZookeeperClient } from '@weft/registry-zookeeper';
-import { freePort } from '@weft/test-utils';
+import { freePort, sourceRegion } from '@weft/test-utils';
 
 import { Applications, waitFor } from './support/harness.js';
 import { ZookeeperServer } from './support/zookeeper-server.js';
@@ -17,14 +17,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const thisFile = readFileSync(fileURLToPath(import.meta.url), 'utf8');
 const readme = readFileSync(join(here, '..', 'README.md'), 'utf8');
 
-/** The lines between `// #region name` and `// #endregion name` of this file, unindented. */
-function region(name: string): string {
-  const start = thisFile.indexOf(`// #region ${name}\n`);
-  const end = thisFile.indexOf(`// #endregion ${name}`);
-  const lines = thisFile.slice(thisFile.indexOf('\n', start) + 1, end).split('\n').slice(0, -1);
-  const indent = Math.min(...lines.filter((l) => l.trim() !== '').map((l) => l.length - l.trimStart().length));
-  return lines.map((l) => l.slice(indent)).join('\n');
-}
+const region = (name: string): string => sourceRegion(thisFile, name);
 
 const Greeter = defineService('org.acme.Greeter', { sayHello: { args: [String], returns: String } });
 
