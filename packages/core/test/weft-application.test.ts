@@ -671,3 +671,24 @@ describe('WeftApplication: several applications in one process', () => {
     await framework.destroy();
   });
 });
+
+describe('WeftApplication: RpcStatus counters stay bounded', () => {
+  it('releases a provider’s counters when it is unexported, and a reference’s when the application shuts down', async () => {
+    const app = await startApp();
+    const statuses = app.model.getService(RpcStatusRegistry);
+    const exported = await app.export(Echo, echo());
+    await app.refer(Echo);
+    const providerInvokerUrl = joined.at(-1)?.getAllInvokers()[0]?.getUrl();
+    expect(providerInvokerUrl).toBeDefined();
+    // counters as the executelimit (provider) and active-limit/leastactive (consumer) users create them
+    statuses.beginCount(exported.url, 'echo');
+    statuses.endCount(exported.url, 'echo', 1, true);
+    statuses.beginCount(providerInvokerUrl as URL, 'echo');
+    statuses.endCount(providerInvokerUrl as URL, 'echo', 1, true);
+    expect(statuses.size).toBe(2);
+    await exported.unexport();
+    expect(statuses.size).toBe(1);
+    await app.shutdown();
+    expect(statuses.size).toBe(0);
+  });
+});

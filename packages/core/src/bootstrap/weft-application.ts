@@ -20,6 +20,7 @@ import { Protocol } from '../protocol/protocol.js';
 import { ServiceInvoker } from '../protocol/service-invoker.js';
 import type { Invoker } from '../rpc/invoker.js';
 import { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
+import { RpcStatusRegistry } from '../rpc/rpc-status.js';
 import { URL, type ParameterValue } from '../rpc/url.js';
 import type { MethodSpec, ServiceDefinition, ServiceImplementation } from '../service/service-definition.js';
 import { createServiceProxy, type CallableProxy, type CallGate } from '../service/service-proxy.js';
@@ -150,6 +151,7 @@ type ReferenceDirectory = StaticDirectory | RegistryDirectory;
 export class WeftApplication {
   private readonly exporters: Exporter[] = [];
   private readonly registrations: URL[] = [];
+  private readonly exportedUrls = new Map<Exporter, URL>();
   private readonly directories: ReferenceDirectory[] = [];
   private readonly references = new WeakMap<object, ReferenceDirectory>();
   private readonly gate = new Gate();
@@ -234,6 +236,7 @@ export class WeftApplication {
     this.validate(url, where, 'service.filter', service, 'provider');
     const exporter = await protocol.export(new ServiceInvoker(service, implementation, url));
     this.exporters.push(exporter);
+    this.exportedUrls.set(exporter, url);
     const registry = this.registry;
     const registered = registry !== undefined && protocolName !== 'injvm' && options.register !== false ? registeredProviderUrl(url) : undefined;
     if (registered !== undefined) {
@@ -256,6 +259,8 @@ export class WeftApplication {
           await registry?.unregister(registered);
         }
         await exporter.unexport();
+        this.exportedUrls.delete(exporter);
+        this.model.getService(RpcStatusRegistry).remove(url);
       },
     };
   }
@@ -298,7 +303,7 @@ export class WeftApplication {
       await Promise.allSettled(invokers.map(async (i) => i.destroy()));
       throw error;
     }
-    const directory = new StaticDirectory(service, consumerUrl, invokers);
+    const directory = new StaticDirectory(service, consumerUrl, invokers, this.model.getService(RpcStatusRegistry));
     this.directories.push(directory);
     const invoker = clusters.getAdaptiveExtension().join(directory);
     const proxy = createServiceProxy(service, invoker, this.gate);
@@ -319,6 +324,7 @@ export class WeftApplication {
       protocols: this.model.getExtensionLoader(Protocol),
       logger: this.model.logger,
       validate: (url, where) => this.validate(url, where, 'reference.filter', service, 'consumer'),
+      statuses: this.model.getService(RpcStatusRegistry),
     });
     const registeredConsumer = consumerUrl.addParameters({ category: 'consumers', check: 'false' });
     try {
@@ -412,7 +418,14 @@ export class WeftApplication {
     if (!drained) this.model.logger.warn(`shutdown of "${this.name}": ${this.gate.active} call(s) still in flight after ${timeout} ms; closing anyway.`);
     const registry = this.registry;
     if (registry !== undefined) await Promise.allSettled(this.registrations.splice(0).map((u) => registry.unregister(u)));
-    await Promise.allSettled(this.exporters.splice(0).map((e) => e.unexport()));
+    const statuses = this.model.getService(RpcStatusRegistry);
+    await Promise.allSettled(
+      this.exporters.splice(0).map(async (e) => {
+        await e.unexport();
+        const url = this.exportedUrls.get(e);
+        if (url !== undefined) statuses.remove(url);
+      }),
+    );
     await Promise.allSettled(this.directories.splice(0).map((d) => d.destroy()));
     if (this.ownsFramework) await this.model.framework.destroy();
     else await this.model.destroy();

@@ -1,6 +1,7 @@
 import type { Invocation } from '../rpc/invocation.js';
 import type { Invoker } from '../rpc/invoker.js';
 import type { URL } from '../rpc/url.js';
+import type { RpcStatusRegistry } from '../rpc/rpc-status.js';
 import type { ServiceDefinition } from '../service/service-definition.js';
 import { Directory } from './directory.js';
 
@@ -8,7 +9,7 @@ import { Directory } from './directory.js';
  * A directory over a fixed list of invokers (direct connections, tests).
  *
  * @remarks `list()` returns the fixed list without `mock://` providers (clusters check availability when they
- * select); `destroy()` destroys the invokers.
+ * select); `destroy()` destroys the invokers and releases their `RpcStatus` counters.
  * @example
  * ```ts
  * const directory = new StaticDirectory(Greeter, consumerUrl, [a, b]);
@@ -23,6 +24,8 @@ export class StaticDirectory extends Directory {
     readonly service: ServiceDefinition,
     private readonly url: URL,
     private readonly invokers: readonly Invoker[],
+    /** When given, the counters of the invokers are released when the directory is destroyed. */
+    private readonly statuses?: RpcStatusRegistry,
   ) {
     super();
     this.current = url;
@@ -63,5 +66,6 @@ export class StaticDirectory extends Directory {
     if (this.destroyed) return;
     this.destroyed = true;
     await Promise.all(this.invokers.map((i) => i.destroy()));
+    for (const invoker of this.invokers) this.statuses?.remove(invoker.getUrl());
   }
 }

@@ -5,6 +5,7 @@ import { splitCommaList } from '../extension/names.js';
 import type { Protocol } from '../protocol/protocol.js';
 import type { Invocation } from '../rpc/invocation.js';
 import type { Invoker } from '../rpc/invoker.js';
+import type { RpcStatusRegistry } from '../rpc/rpc-status.js';
 import type { URL } from '../rpc/url.js';
 import type { ServiceDefinition } from '../service/service-definition.js';
 import { Configurator } from './configurator.js';
@@ -27,6 +28,8 @@ export interface RegistryDirectoryOptions {
   readonly logger: Logger;
   /** Validates an effective consumer URL (numeric keys, extension names, `ConfigValidator`s); throws to refuse it. */
   readonly validate: (url: URL, where: string) => void;
+  /** When given, the counters of invokers the directory destroys are released (bounded memory). */
+  readonly statuses?: RpcStatusRegistry;
 }
 
 /**
@@ -38,7 +41,8 @@ export interface RegistryDirectoryOptions {
  * - **providers**: each provider URL is merged with the consumer's parameters (Dubbo's merge: consumer values win
  *   except `group`/`version`/`generic` the provider sets, provider-only thread keys dropped, `remote.application`
  *   set), then the override rules are applied; invokers are referred for new URLs (by protocol — the consumer
- *   filter chain is built there), reused for unchanged ones, destroyed for vanished ones. `disabled=true` or
+ *   filter chain is built there), reused for unchanged ones, destroyed for vanished ones (their `RpcStatus`
+ *   counters released). `disabled=true` or
  *   `enabled=false` providers, providers whose protocol the consumer's `protocol` list excludes, and unknown
  *   protocols are skipped (logged). `mock://` providers are kept apart: never routed to, offered to the mock
  *   cluster invoker. An `empty://` list removes every provider.
@@ -235,6 +239,7 @@ export class RegistryDirectory extends Directory {
     this.mocks = all.filter((i) => i.getUrl().protocol === 'mock');
     this.current = directoryUrl;
     await Promise.allSettled(removed.map((i) => i.destroy()));
+    for (const invoker of removed) this.options.statuses?.remove(invoker.getUrl());
   }
 
   async destroy(): Promise<void> {
@@ -248,6 +253,7 @@ export class RegistryDirectory extends Directory {
     this.routable = [];
     this.mocks = [];
     await Promise.allSettled(invokers.map((i) => i.destroy()));
+    for (const invoker of invokers) this.options.statuses?.remove(invoker.getUrl());
   }
 }
 
