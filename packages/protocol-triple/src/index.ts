@@ -5,7 +5,6 @@
  * @packageDocumentation
  */
 export { TripleProtocol } from './triple-protocol.js';
-export { ServiceDefinitionProtocolWrapper } from './service-definition-protocol-wrapper.js';
 export { TripleInvoker, type TripleInvokerInit } from './triple-invoker.js';
 export { TripleServer, type TripleServerOptions } from './triple-server.js';
 export { TripleExporter, InflightCounter, type ServerMethod, type TripleExporterInit } from './triple-exporter.js';

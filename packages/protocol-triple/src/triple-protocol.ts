@@ -37,8 +37,8 @@ import { TripleServer, type TripleServerOptions } from './triple-server.js';
  *
  * - `export(invoker)` starts (or reuses) the server of the URL's host and port and registers the service there.
  *   Server settings come from the first export on the port: {@link TripleKeys}. The service's argument and result
- *   types are known when the export comes from `WeftApplication.export` (see `ServiceDefinitionProtocolWrapper`);
- *   otherwise values are passed as decoded.
+ *   types come from the exported invoker (`invoker.getService()`, which filter chains pass through); an invoker that
+ *   knows no service gets values as decoded.
  * - `refer(service, url)` returns a {@link TripleInvoker} on the pool of `url`'s address (shared by every reference
  *   to it); unless `lazy=true` it waits for the first connection attempt (at most `connect-timeout`), so
  *   `isAvailable()` is accurate at once — a provider that is down is referred anyway and reconnected in the background.
@@ -53,7 +53,6 @@ import { TripleServer, type TripleServerOptions } from './triple-server.js';
 export class TripleProtocol extends Protocol {
   private readonly servers = new Map<string, Promise<TripleServer>>();
   private readonly pools = new Map<string, TripleConnectionPool>();
-  private readonly definitions = new WeakMap<URL, ServiceDefinition>();
   private readonly codecs = new Map<string, TripleCodec>();
   private destroyed = false;
 
@@ -68,14 +67,6 @@ export class TripleProtocol extends Protocol {
     return TripleDefaults.PORT;
   }
 
-  /**
-   * Records the service definition of an export URL, so its calls are decoded against the declared types.
-   * Called by `ServiceDefinitionProtocolWrapper` before the filter chain hides the service invoker.
-   */
-  defineService(url: URL, service: ServiceDefinition): void {
-    this.definitions.set(url, service);
-  }
-
   async export(invoker: Invoker): Promise<Exporter> {
     this.assertAlive();
     const url = invoker.getUrl();
@@ -84,7 +75,7 @@ export class TripleProtocol extends Protocol {
       throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `Cannot export ${url.toString()} over tri: it names no service.`);
     }
     const codec = this.codecOf(url);
-    const service = this.definitions.get(url);
+    const service = invoker.getService();
     const server = await this.serverFor(url);
     const exporter = new TripleExporter({
       invoker,

@@ -78,8 +78,7 @@ describe('README', () => {
 
   it('describes the extensions as the manifest declares them', () => {
     expect(manifest['tri']).toMatchObject({ module: './dist/triple-protocol.js', export: 'TripleProtocol' });
-    expect(manifest['tri-service-definition']?.wrapper).toEqual({ order: 50, matches: ['tri'] });
+    expect(Object.keys(manifest).filter((k) => k !== '$schema')).toEqual(['tri']);
     expect(readme).toContain('| `weft.rpc.Protocol` | `tri` |');
-    expect(readme).toContain('| `weft.rpc.Protocol` | `tri-service-definition` | wrapper (order 50, matches `tri` only)');
   });
 });

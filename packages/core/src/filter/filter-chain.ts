@@ -4,6 +4,7 @@ import { Invoker } from '../rpc/invoker.js';
 import { Result } from '../rpc/result.js';
 import { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
 import type { URL } from '../rpc/url.js';
+import type { ServiceDefinition } from '../service/service-definition.js';
 import type { Filter } from './filter.js';
 
 /**
@@ -39,6 +40,10 @@ class FilterNode extends Invoker {
 
   override isAvailable(): boolean {
     return this.origin.isAvailable();
+  }
+
+  override getService(): ServiceDefinition | undefined {
+    return this.origin.getService();
   }
 
   override destroy(): void | Promise<void> {
@@ -114,6 +119,10 @@ class ListenerInvoker extends Invoker {
 
   override isAvailable(): boolean {
     return this.origin.isAvailable();
+  }
+
+  override getService(): ServiceDefinition | undefined {
+    return this.origin.getService();
   }
 
   override destroy(): void | Promise<void> {

@@ -69,6 +69,10 @@ export class ServiceInvoker extends Invoker {
     return this.url;
   }
 
+  override getService(): ServiceDefinition {
+    return this.service;
+  }
+
   invoke(invocation: Invocation): Promise<Result> {
     const method = this.methods.get(invocation.methodName);
     if (method === undefined) {

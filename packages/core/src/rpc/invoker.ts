@@ -1,5 +1,6 @@
 import type { Invocation } from './invocation.js';
 import type { Result } from './result.js';
+import type { ServiceDefinition } from '../service/service-definition.js';
 import type { URL } from './url.js';
 
 /**
@@ -26,6 +27,14 @@ export abstract class Invoker {
 
   /** Performs the call. */
   abstract invoke(invocation: Invocation): Promise<Result>;
+
+  /**
+   * The service this invoker calls, when it knows it (the provider's `ServiceInvoker`, and filter chains around
+   * it, do): protocols use it to realise arguments against the declared types. @defaultValue undefined
+   */
+  getService(): ServiceDefinition | undefined {
+    return undefined;
+  }
 
   /** Whether calls can be made now. @defaultValue true */
   isAvailable(): boolean {
