@@ -16,7 +16,7 @@ import {
 } from '@weft/core';
 
 import { ClusterDefaults, ClusterKeys } from './cluster-keys.js';
-import { safeLog } from './safe-log.js';
+import { safeLog } from '@weft/core/spi';
 
 /** A load balance that reads call counters opts in to consumer-side counting with this property. */
 interface RpcStatusAware {

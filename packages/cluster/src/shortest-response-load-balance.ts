@@ -1,8 +1,7 @@
-import { RandomSource, RpcStatusRegistry, type Invocation, type Invoker, type URL } from '@weft/core';
-import { Inject } from '@weft/core/spi';
+import type { RpcStatus, URL } from '@weft/core';
 
-import { AbstractLoadBalance } from './abstract-load-balance.js';
 import { ClusterDefaults, ClusterKeys } from './cluster-keys.js';
+import { LeastScoreLoadBalance } from './least-score-load-balance.js';
 
 /**
  * Prefers the providers expected to answer soonest: the `LoadBalance` extension `shortestresponse`.
@@ -23,49 +22,17 @@ import { ClusterDefaults, ClusterKeys } from './cluster-keys.js';
  * const url = consumerUrl.addParameters({ loadbalance: 'shortestresponse', shortestResponseSlidePeriod: 10000 });
  * ```
  */
-export class ShortestResponseLoadBalance extends AbstractLoadBalance {
-  /** Cluster invokers count attempts for this load balance. */
-  override readonly usesRpcStatus = true;
-  private indexes: number[] = [];
-  private weights: number[] = [];
-
-  constructor(
-    @Inject(RpcStatusRegistry) private readonly statuses: RpcStatusRegistry,
-    @Inject(RandomSource) private readonly random: RandomSource
-  ) {
-    super();
-  }
-
-  protected doSelect(invokers: readonly Invoker[], url: URL, invocation: Invocation): Invoker {
-    const method = invocation.getMethodName();
-    const period = url.getParameter(ClusterKeys.SHORTEST_RESPONSE_SLIDE_PERIOD, ClusterDefaults.SHORTEST_RESPONSE_SLIDE_PERIOD);
-    const now = Date.now();
-    const indexes = this.indexes;
-    const weights = this.weights;
-    let shortest = Infinity;
-    let shortestCount = 0;
-    let totalWeight = 0;
-    let firstWeight = 0;
-    let sameWeight = true;
-    for (let i = 0; i < invokers.length; i++) {
-      const invoker = invokers[i] as Invoker;
-      const status = this.statuses.getMethodStatus(invoker.getUrl(), method);
-      const estimate = status.getWindowSucceededAverageElapsed(period, now) * (status.active + 1);
-      const weight = this.getWeight(invoker, invocation, now);
-      weights[i] = weight;
-      if (estimate < shortest) {
-        shortest = estimate;
-        shortestCount = 1;
-        indexes[0] = i;
-        totalWeight = weight;
-        firstWeight = weight;
-        sameWeight = true;
-      } else if (estimate === shortest) {
-        indexes[shortestCount++] = i;
-        totalWeight += weight;
-        if (sameWeight && weight !== firstWeight) sameWeight = false;
-      }
+export class ShortestResponseLoadBalance extends LeastScoreLoadBalance {
+  /** Average successful response time in the current window × (calls in flight + 1). */
+  protected score(status: RpcStatus, url: URL, now: number): number {
+    if (url !== this.periodUrl) {
+      // Read once per URL object (URLs are immutable; an override makes a new one), not once per provider.
+      this.periodUrl = url;
+      this.period = url.getParameter(ClusterKeys.SHORTEST_RESPONSE_SLIDE_PERIOD, ClusterDefaults.SHORTEST_RESPONSE_SLIDE_PERIOD);
     }
-    return this.pickAmongTied(invokers, indexes, shortestCount, weights, totalWeight, sameWeight, this.random);
+    return status.getWindowSucceededAverageElapsed(this.period, now) * (status.active + 1);
   }
+
+  private periodUrl: URL | undefined;
+  private period = 0;
 }

@@ -62,4 +62,4 @@ export { RegistryFactory } from './registry/registry-factory.js';
 export { AbstractRegistry } from './registry/abstract-registry.js';
 export { RegistryDirectory, type RegistryDirectoryOptions } from './registry/registry-directory.js';
 export { Configurator } from './registry/configurator.js';
-export { isConfigurator, isMatch, isRouter, RegistryCategory } from './registry/url-match.js';
+export { isConfigurator, isMatch, isRouter, registryCategoryOf, RegistryCategory } from './registry/url-match.js';

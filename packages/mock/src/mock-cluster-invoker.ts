@@ -36,6 +36,8 @@ import type { MockRegistry } from './mock-registry.js';
 export class MockClusterInvoker extends Invoker {
   private modes = new WeakMap<URL, Map<string, MockMode>>();
   private localMocks = new WeakMap<URL, MockInvoker>();
+  private lastUrl: URL | undefined;
+  private lastModes: Map<string, MockMode> | undefined;
   private providedMocks = new WeakMap<Invoker, { readonly url: URL; readonly invoker: Invoker }>();
 
   constructor(
@@ -81,8 +83,11 @@ export class MockClusterInvoker extends Invoker {
   }
 
   private modeOf(url: URL, method: string): MockMode {
-    let perMethod = this.modes.get(url);
+    // One-entry inline cache in front of the WeakMap: consecutive calls see the same directory URL.
+    let perMethod = url === this.lastUrl ? this.lastModes : this.modes.get(url);
     if (perMethod === undefined) this.modes.set(url, (perMethod = new Map()));
+    this.lastUrl = url;
+    this.lastModes = perMethod;
     let mode = perMethod.get(method);
     if (mode === undefined) {
       mode = mockMode(url.getMethodParameter(method, 'mock'));
@@ -90,6 +95,7 @@ export class MockClusterInvoker extends Invoker {
     }
     return mode;
   }
+
 
   /**
    * The `mock://` provider as seen with the directory's current mock keys: the provider itself while `mock` and

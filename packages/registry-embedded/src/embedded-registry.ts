@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, watch as watchFolder, writeFileSync, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 
-import { AbstractRegistry, RegistryCategory, URL, type Logger } from '@weft/core';
+import { AbstractRegistry, RegistryCategory, registryCategoryOf, URL, type Logger } from '@weft/core';
 import { safeLog } from '@weft/core/spi';
 
 /** What an entry file holds. */
@@ -68,7 +68,7 @@ export class EmbeddedRegistry extends AbstractRegistry {
   }
 
   protected async doRegister(url: URL): Promise<void> {
-    const folder = this.folderOf(url, categoryOf(url));
+    const folder = this.folderOf(url, registryCategoryOf(url));
     mkdirSync(folder, { recursive: true });
     const entry: EntryFile = url.getParameter('dynamic', true) ? { url: url.toString(), pid: process.pid } : { url: url.toString() };
     const file = join(folder, entryName(url));
@@ -78,7 +78,7 @@ export class EmbeddedRegistry extends AbstractRegistry {
   }
 
   protected async doUnregister(url: URL): Promise<void> {
-    rmSync(join(this.folderOf(url, categoryOf(url)), entryName(url)), { force: true });
+    rmSync(join(this.folderOf(url, registryCategoryOf(url)), entryName(url)), { force: true });
   }
 
   protected async doSubscribe(subscription: URL): Promise<void> {
@@ -177,14 +177,6 @@ export class EmbeddedRegistry extends AbstractRegistry {
   }
 }
 
-/** The category a URL registers under: its `category` parameter, `configurators` for override rules, else providers/consumers by side. */
-function categoryOf(url: URL): string {
-  const category = url.getParameter('category');
-  if (category) return category;
-  if (url.protocol === 'override' || url.protocol === 'absent') return RegistryCategory.CONFIGURATORS;
-  if (url.protocol === 'route') return RegistryCategory.ROUTERS;
-  return url.getSide() === 'consumer' || url.protocol === 'consumer' ? RegistryCategory.CONSUMERS : RegistryCategory.PROVIDERS;
-}
 
 /** A file name for a URL: a digest of its string (URLs can exceed file-name limits); the URL is in the file. */
 function entryName(url: URL): string {

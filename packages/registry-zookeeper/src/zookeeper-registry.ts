@@ -1,4 +1,4 @@
-import { AbstractRegistry, RegistryCategory, RpcError, RpcErrorCode, URL, type Logger } from '@weft/core';
+import { AbstractRegistry, RegistryCategory, registryCategoryOf, RpcError, RpcErrorCode, URL, type Logger } from '@weft/core';
 import { safeLog } from '@weft/core/spi';
 
 import { parseConfiguratorRules } from './configurator-rules.js';
@@ -223,7 +223,7 @@ export class ZookeeperRegistry extends AbstractRegistry {
 
   /** The node path a registered URL lives at. */
   toUrlPath(url: URL): string {
-    return `${this.categoryPath(url, categoryOf(url))}/${URL.encode(url.toDecodedString(true))}`;
+    return `${this.categoryPath(url, registryCategoryOf(url))}/${URL.encode(url.toDecodedString(true))}`;
   }
 
   protected async doRegister(url: URL): Promise<void> {
@@ -468,11 +468,3 @@ function forSubscriber(rule: URL, subscription: URL): URL {
   return rule.addParameters({ group: subscription.getGroup(), version: subscription.getVersion() });
 }
 
-/** The category a URL registers under: its `category`, `configurators` for override rules, else by side. */
-function categoryOf(url: URL): string {
-  const category = url.getParameter('category');
-  if (category) return category;
-  if (url.protocol === 'override' || url.protocol === 'absent') return RegistryCategory.CONFIGURATORS;
-  if (url.protocol === 'route') return RegistryCategory.ROUTERS;
-  return url.getSide() === 'consumer' || url.protocol === 'consumer' ? RegistryCategory.CONSUMERS : RegistryCategory.PROVIDERS;
-}

@@ -1,5 +1,5 @@
 import { ExtensionError, URL } from '@weft/core';
-import { explainActivation, isConfigNotEmpty, type ActivateCandidate, type ActivateMetadata, type ManifestRecord } from '@weft/core/spi';
+import { explainActivation, isConfigNotEmpty, splitCommaList, type ActivateCandidate, type ActivateMetadata, type ManifestRecord } from '@weft/core/spi';
 
 import { booleanFlag, listFlag, stringFlag, type ParsedArgs } from '../args.js';
 import { HELP_OPTION, JSON_OPTION, ROOT_OPTION, type Command, type CommandContext } from '../command.js';
@@ -11,12 +11,6 @@ const FILTER_POINT = 'weft.rpc.Filter';
 const SERVICE_NAME = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/;
 const METHOD_NAME = /^[A-Za-z_][A-Za-z0-9_$]*$/;
 
-/** Dubbo's comma split, as the loader applies it to a filter list. */
-function splitCommaList(value: string): string[] {
-  const parts = value.split(/\s*,+\s*/);
-  while (parts.length > 0 && parts[parts.length - 1] === '') parts.pop();
-  return parts;
-}
 
 /** Which URL parameter activated an extension automatically. */
 interface ActivatedBy {

@@ -38,8 +38,11 @@ export function assertExtensionName(name: unknown, where: string): asserts name 
  * Splits a comma list the way Dubbo does: optional blanks, one or more commas, optional blanks.
  *
  * @remarks Runs of commas collapse; a leading comma yields a leading `""` element (as Dubbo's regex split).
- * Trailing empty elements are dropped, as Java's `String.split` does.
- * @internal
+ * Trailing empty elements are dropped, as Java's `String.split` does. The loader splits filter lists with it.
+ * @example
+ * ```ts
+ * splitCommaList('-tps, default,,audit'); // ['-tps', 'default', 'audit']
+ * ```
  */
 export function splitCommaList(value: string): string[] {
   const parts = value.split(/\s*,+\s*/);

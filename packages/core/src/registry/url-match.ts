@@ -61,3 +61,19 @@ export function isMatch(consumer: URL, url: URL): boolean {
   const classifierMatches = consumerClassifier === '*' || consumerClassifier === providerClassifier;
   return groupMatches && versionMatches && classifierMatches;
 }
+
+/**
+ * The category a URL is registered under: its `category` parameter; `configurators` for `override://`/`absent://`
+ * rules; `routers` for `route://`; else `consumers` or `providers` by side.
+ * @example
+ * ```ts
+ * registryCategoryOf(URL.parse('override://0.0.0.0/org.acme.Greeter?mock=force')); // 'configurators'
+ * ```
+ */
+export function registryCategoryOf(url: URL): string {
+  const category = url.getParameter('category');
+  if (category) return category;
+  if (url.protocol === 'override' || url.protocol === 'absent') return RegistryCategory.CONFIGURATORS;
+  if (url.protocol === 'route') return RegistryCategory.ROUTERS;
+  return url.getSide() === 'consumer' || url.protocol === 'consumer' ? RegistryCategory.CONSUMERS : RegistryCategory.PROVIDERS;
+}

@@ -42,7 +42,7 @@ export {
 } from '../extension/discovery.js';
 export { parseManifest, type ManifestEntry, type ManifestEntryKind, type ManifestParseResult } from '../extension/manifest.js';
 export { explainActivation, isConfigNotEmpty, selectActivated, type ActivateCandidate, type ActivateUrl, type ActivationReason, type ActivationVerdict } from '../extension/activate.js';
-export { EXTENSION_NAME_PATTERN, EXTENSION_POINT_ID_PATTERN, RESERVED_NAMES } from '../extension/names.js';
+export { EXTENSION_NAME_PATTERN, EXTENSION_POINT_ID_PATTERN, RESERVED_NAMES, splitCommaList } from '../extension/names.js';
 export { ExtensionLoader, type AddExtensionOptions, type ExtensionSource } from '../extension/extension-loader.js';
 export { ApplicationModel } from '../extension/application-model.js';
 export { FrameworkModel } from '../extension/framework-model.js';
@@ -79,4 +79,4 @@ export { RegistryFactory } from '../registry/registry-factory.js';
 export { AbstractRegistry } from '../registry/abstract-registry.js';
 export { RegistryDirectory } from '../registry/registry-directory.js';
 export { Configurator } from '../registry/configurator.js';
-export { isConfigurator, isMatch, isRouter, RegistryCategory } from '../registry/url-match.js';
+export { isConfigurator, isMatch, isRouter, registryCategoryOf, RegistryCategory } from '../registry/url-match.js';
