@@ -110,7 +110,7 @@ describe('weft new filter', () => {
     expect(existsSync(join(dir, 'dist', 'audit-trail-filter.js'))).toBe(true);
     expect(existsSync(join(dir, 'dist', 'index.d.ts'))).toBe(true);
     const own = runOwnTests(dir);
-    expect(own.output).toMatch(/Tests\s+3 passed \(3\)/);
+    expect(own.output).toMatch(/Tests\s+4 passed \(4\)/);
     expect(own.status).toBe(0);
   }, 180_000);
 

@@ -10,13 +10,20 @@ import {
   type Invocation,
   type LoadBalance,
   type Logger,
-  type Result,
+  Result,
   type RpcStatusRegistry,
   type URL,
 } from '@weft/core';
 
 import { ClusterDefaults, ClusterKeys } from './cluster-keys.js';
 import { safeLog } from '@weft/core/spi';
+
+/** What a provider URL configures for one method, cached per URL object and method. */
+interface ProviderSettings {
+  readonly loadBalanceName: string;
+  readonly loadBalance: LoadBalance;
+  readonly sticky: boolean;
+}
 
 /** A load balance that reads call counters opts in to consumer-side counting with this property. */
 interface RpcStatusAware {
@@ -56,9 +63,11 @@ interface RpcStatusAware {
  * provider URL sets `actives` for the method, the consumer `active-limit` filter (which Dubbo activates on that
  * key) counts the attempt instead, so it is never counted twice.
  *
- * Failures: a provider may reject or throw synchronously; both arrive as a rejection of
- * {@link AbstractClusterInvoker.invokeProvider}. `invoke` itself never throws: it returns a rejected promise
- * carrying an `RpcError`.
+ * Answers: a provider that completed synchronously answers with its `Result` (no promise), and so do
+ * {@link AbstractClusterInvoker.invokeProvider} and `invoke` — a strategy must pass a completed `Result` through
+ * without a promise hop, and only chain on a pending answer. Failures: a provider may reject or throw
+ * synchronously; both arrive as a rejection of {@link AbstractClusterInvoker.invokeProvider}. `invoke` itself
+ * never throws: it returns a rejected promise carrying an `RpcError`.
  *
  * @example
  * ```ts
@@ -118,37 +127,53 @@ export abstract class AbstractClusterInvoker extends Invoker {
     return this.directory.destroy();
   }
 
-  private providerSettings = new WeakMap<URL, Map<string, { readonly loadBalance: string; readonly sticky: boolean }>>();
+  private providerSettings = new WeakMap<URL, Map<string, ProviderSettings>>();
   private consumerSettings = new WeakMap<URL, { readonly availableCheck: boolean; readonly reselectCount: number }>();
   private lastSettingsUrl: URL | undefined;
-  private lastSettings: Map<string, { readonly loadBalance: string; readonly sticky: boolean }> | undefined;
+  private lastSettingsMethod: string | undefined;
+  private lastSettings: ProviderSettings | undefined;
   private lastSelectionUrl: URL | undefined;
   private lastSelection: { readonly availableCheck: boolean; readonly reselectCount: number } | undefined;
 
   /**
-   * The method-level settings a provider URL gives (`loadbalance`, `sticky`), read once per URL object and
-   * method: URLs are immutable, and an override produces a new URL object, so the cache never goes stale.
+   * The method-level settings a provider URL gives (`loadbalance` — resolved to its extension — and `sticky`),
+   * read once per URL object and method: URLs are immutable, and an override produces a new URL object, so the
+   * cache never goes stale.
+   *
+   * @throws ExtensionError when the `loadbalance` it names is not a known extension.
    */
-  protected settingsOf(url: URL, method: string): { readonly loadBalance: string; readonly sticky: boolean } {
-    // One-entry inline cache in front of the WeakMap: consecutive calls usually see the same provider URL.
-    let perMethod = url === this.lastSettingsUrl ? this.lastSettings : this.providerSettings.get(url);
+  protected settingsOf(url: URL, method: string): ProviderSettings {
+    // One-entry inline cache in front of the WeakMap: consecutive calls usually see the same provider and method.
+    if (url === this.lastSettingsUrl && method === this.lastSettingsMethod) return this.lastSettings as ProviderSettings;
+    return this.loadSettings(url, method);
+  }
+
+  private loadSettings(url: URL, method: string): ProviderSettings {
+    let perMethod = this.providerSettings.get(url);
     if (perMethod === undefined) this.providerSettings.set(url, (perMethod = new Map()));
-    this.lastSettingsUrl = url;
-    this.lastSettings = perMethod;
     let settings = perMethod.get(method);
     if (settings === undefined) {
+      const name = url.getMethodParameter(method, ClusterKeys.LOADBALANCE, ClusterDefaults.LOADBALANCE);
       settings = {
-        loadBalance: url.getMethodParameter(method, ClusterKeys.LOADBALANCE, ClusterDefaults.LOADBALANCE),
+        loadBalanceName: name,
+        loadBalance: this.loadBalances.getExtension(name),
         sticky: url.getMethodParameter(method, ClusterKeys.STICKY, ClusterDefaults.STICKY),
       };
       perMethod.set(method, settings);
     }
+    this.lastSettingsUrl = url;
+    this.lastSettingsMethod = method;
+    this.lastSettings = settings;
     return settings;
   }
 
   /** The consumer URL's selection settings (`cluster.availablecheck`, `reselect.count`), once per URL object. */
   protected selectionOf(url: URL): { readonly availableCheck: boolean; readonly reselectCount: number } {
     if (url === this.lastSelectionUrl && this.lastSelection !== undefined) return this.lastSelection;
+    return this.loadSelection(url);
+  }
+
+  private loadSelection(url: URL): { readonly availableCheck: boolean; readonly reselectCount: number } {
     let settings = this.consumerSettings.get(url);
     if (settings === undefined) {
       settings = {
@@ -163,7 +188,7 @@ export abstract class AbstractClusterInvoker extends Invoker {
   }
 
   /** Lists, picks the load balance and runs the strategy; rejects (never throws) with an `RpcError`. */
-  invoke(invocation: Invocation): Promise<Result> {
+  invoke(invocation: Invocation): Result | Promise<Result> {
     try {
       this.checkWhetherDestroyed();
       const invokers = this.list(invocation);
@@ -179,7 +204,7 @@ export abstract class AbstractClusterInvoker extends Invoker {
    * The fault-tolerance strategy: called with a non-empty provider list and the load balance for this call.
    * It may throw synchronously; `invoke` turns that into a rejection.
    */
-  protected abstract doInvoke(invocation: Invocation, invokers: readonly Invoker[], loadBalance: LoadBalance): Promise<Result>;
+  protected abstract doInvoke(invocation: Invocation, invokers: readonly Invoker[], loadBalance: LoadBalance): Result | Promise<Result>;
 
   /** The providers for this call (the directory's list). */
   protected list(invocation: Invocation): readonly Invoker[] {
@@ -189,8 +214,8 @@ export abstract class AbstractClusterInvoker extends Invoker {
   /** The load balance named by the first provider's method-level `loadbalance` (default `random`). */
   protected initLoadBalance(invokers: readonly Invoker[], invocation: Invocation): LoadBalance {
     const first = invokers[0];
-    const name = first === undefined ? ClusterDefaults.LOADBALANCE : this.settingsOf(first.getUrl(), invocation.getMethodName()).loadBalance;
-    return this.loadBalances.getExtension(name);
+    if (first === undefined) return this.loadBalances.getExtension(ClusterDefaults.LOADBALANCE);
+    return this.settingsOf(first.getUrl(), invocation.getMethodName()).loadBalance;
   }
 
   /** Whether attempts must be counted for this load balance (it reads `RpcStatus` counters). */
@@ -200,18 +225,25 @@ export abstract class AbstractClusterInvoker extends Invoker {
 
   /** @throws RpcError `unknown` when this invoker or its directory was destroyed. */
   protected checkWhetherDestroyed(): void {
-    if (this.isDestroyed()) {
-      throw new RpcError(
-        RpcErrorCode.UNKNOWN,
-        `Rpc cluster invoker for ${this.serviceName()} on consumer ${this.consumerHost()} is now destroyed! Can not invoke any more.`
-      );
-    }
+    // Cold paths live in their own methods throughout the per-call code: what is never run stays out of the
+    // engine's inlining budget, which the hot path needs.
+    if (this.isDestroyed()) throw this.destroyedError();
+  }
+
+  private destroyedError(): RpcError {
+    return new RpcError(
+      RpcErrorCode.UNKNOWN,
+      `Rpc cluster invoker for ${this.serviceName()} on consumer ${this.consumerHost()} is now destroyed! Can not invoke any more.`
+    );
   }
 
   /** @throws RpcError `no-invoker` when the list is empty. */
   protected checkInvokers(invokers: readonly Invoker[], invocation: Invocation): void {
-    if (invokers.length > 0) return;
-    throw new RpcError(
+    if (invokers.length === 0) throw this.noInvokerError(invocation);
+  }
+
+  private noInvokerError(invocation: Invocation): RpcError {
+    return new RpcError(
       RpcErrorCode.NO_INVOKER,
       `Failed to invoke the method ${invocation.getMethodName()} in the service ${this.serviceName()}. ` +
         `No provider available for the service ${this.directory.getConsumerUrl().getServiceKey() ?? this.serviceName()} ` +
@@ -232,6 +264,18 @@ export abstract class AbstractClusterInvoker extends Invoker {
   ): Invoker {
     const first = invokers[0] as Invoker;
     const sticky = this.settingsOf(first.getUrl(), invocation.getMethodName()).sticky;
+    // The common case — one provider, not sticky, nothing tried yet — needs no further setting.
+    if (invokers.length === 1 && !sticky && selected === undefined && this.stickyInvoker === undefined) return first;
+    return this.selectAmong(loadBalance, invocation, invokers, selected, sticky);
+  }
+
+  private selectAmong(
+    loadBalance: LoadBalance,
+    invocation: Invocation,
+    invokers: readonly Invoker[],
+    selected: readonly Invoker[] | undefined,
+    sticky: boolean
+  ): Invoker {
     const availableCheck = this.selectionOf(this.getUrl()).availableCheck;
     let stickyInvoker = this.stickyInvoker;
     if (stickyInvoker !== undefined && !invokers.includes(stickyInvoker)) {
@@ -314,11 +358,12 @@ export abstract class AbstractClusterInvoker extends Invoker {
   }
 
   /**
-   * Calls one provider. A synchronous throw becomes a rejection (mapped with `RpcError.from`); with `counted`,
+   * Calls one provider: its completed `Result`, or a promise of it. A synchronous throw becomes a rejection
+   * (mapped with `RpcError.from`); with `counted`,
    * the attempt is counted in with `beginCount` and out with `endCount` exactly once, however it ends — unless
    * the provider URL sets `actives` for the method, in which case the `active-limit` filter counts it.
    */
-  protected invokeProvider(invoker: Invoker, invocation: Invocation, counted: boolean): Promise<Result> {
+  protected invokeProvider(invoker: Invoker, invocation: Invocation, counted: boolean): Result | Promise<Result> {
     if (!counted) {
       try {
         return invoker.invoke(invocation);
@@ -326,6 +371,10 @@ export abstract class AbstractClusterInvoker extends Invoker {
         return Promise.reject(RpcError.from(error));
       }
     }
+    return this.invokeCounted(invoker, invocation);
+  }
+
+  private invokeCounted(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     const statuses = this.statuses;
     const url = invoker.getUrl();
     const method = invocation.getMethodName();
@@ -336,14 +385,18 @@ export abstract class AbstractClusterInvoker extends Invoker {
     }
     statuses.beginCount(url, method);
     const start = performance.now();
-    let pending: Promise<Result>;
+    let answer: Result | Promise<Result>;
     try {
-      pending = invoker.invoke(invocation);
+      answer = invoker.invoke(invocation);
     } catch (error) {
       statuses.endCount(url, method, performance.now() - start, false);
       return Promise.reject(RpcError.from(error));
     }
-    return pending.then(
+    if (answer instanceof Result) {
+      statuses.endCount(url, method, performance.now() - start, true);
+      return answer;
+    }
+    return answer.then(
       (result) => {
         statuses.endCount(url, method, performance.now() - start, true);
         return result;

@@ -1,4 +1,4 @@
-import { RpcError, RpcErrorCode, type Invocation, type Invoker, type LoadBalance, type Result } from '@weft/core';
+import { Result, RpcError, RpcErrorCode, type Invocation, type Invoker, type LoadBalance } from '@weft/core';
 
 import { AbstractClusterInvoker } from './abstract-cluster-invoker.js';
 
@@ -17,14 +17,18 @@ import { AbstractClusterInvoker } from './abstract-cluster-invoker.js';
  * ```
  */
 export class AvailableClusterInvoker extends AbstractClusterInvoker {
-  protected doInvoke(invocation: Invocation, invokers: readonly Invoker[], loadBalance: LoadBalance): Promise<Result> {
+  protected doInvoke(invocation: Invocation, invokers: readonly Invoker[], loadBalance: LoadBalance): Result | Promise<Result> {
     for (const invoker of invokers) {
       if (invoker.isAvailable()) {
-        return this.invokeProvider(invoker, invocation, this.countsRpcStatus(loadBalance)).then(undefined, (error: unknown) => {
-          throw RpcError.from(error);
-        });
+        const answer = this.invokeProvider(invoker, invocation, this.countsRpcStatus(loadBalance));
+        if (answer instanceof Result) return answer;
+        return answer.then(undefined, asRpcError);
       }
     }
     return Promise.reject(new RpcError(RpcErrorCode.NO_INVOKER, `No provider available in ${this.describeInvokers(invokers)}`));
   }
+}
+
+function asRpcError(error: unknown): never {
+  throw RpcError.from(error);
 }

@@ -9,6 +9,7 @@ import {
   type Logger,
   type RandomSource,
   type RpcStatusRegistry,
+  whenSettled,
 } from '@weft/core';
 
 import { AbstractClusterInvoker } from './abstract-cluster-invoker.js';
@@ -87,21 +88,24 @@ export class FailbackClusterInvoker extends AbstractClusterInvoker {
     return super.destroy();
   }
 
-  protected doInvoke(invocation: Invocation, invokers: readonly Invoker[], loadBalance: LoadBalance): Promise<Result> {
+  protected doInvoke(invocation: Invocation, invokers: readonly Invoker[], loadBalance: LoadBalance): Result | Promise<Result> {
     let invoker: Invoker | undefined;
     try {
       invoker = this.select(loadBalance, invocation, invokers, undefined);
-      const chosen = invoker;
-      return this.invokeProvider(chosen, invocation, this.countsRpcStatus(loadBalance)).then(undefined, (error: unknown) =>
-        this.onFailure(invocation, loadBalance, chosen, error)
-      );
+      const answer = this.invokeProvider(invoker, invocation, this.countsRpcStatus(loadBalance));
+      if (answer instanceof Result) return answer;
+      return this.failBackOn(answer, invocation, loadBalance, invoker);
     } catch (error) {
       try {
-        return Promise.resolve(this.onFailure(invocation, loadBalance, invoker, error));
+        return this.onFailure(invocation, loadBalance, invoker, error);
       } catch (biz) {
         return Promise.reject(biz);
       }
     }
+  }
+
+  private failBackOn(pending: Promise<Result>, invocation: Invocation, loadBalance: LoadBalance, invoker: Invoker): Promise<Result> {
+    return pending.then(undefined, (error: unknown) => this.onFailure(invocation, loadBalance, invoker, error));
   }
 
   private onFailure(invocation: Invocation, loadBalance: LoadBalance, invoker: Invoker | undefined, error: unknown): Result {
@@ -161,7 +165,7 @@ export class FailbackClusterInvoker extends AbstractClusterInvoker {
         task.retried + 1
       } retry`
     );
-    let pending: Promise<Result>;
+    let pending: Result | Promise<Result>;
     try {
       this.checkWhetherDestroyed();
       const invokers = this.list(task.invocation);
@@ -173,7 +177,8 @@ export class FailbackClusterInvoker extends AbstractClusterInvoker {
     } catch (error) {
       pending = Promise.reject(error);
     }
-    pending.then(
+    void whenSettled(
+      pending,
       () => {
         if (task.cancelled) return;
         this.remove(task);

@@ -1,4 +1,4 @@
-import { RpcError, type Invocation, type Invoker, type LoadBalance, type Result } from '@weft/core';
+import { Result, RpcError, type Invocation, type Invoker, type LoadBalance } from '@weft/core';
 
 import { AbstractClusterInvoker } from './abstract-cluster-invoker.js';
 
@@ -19,9 +19,15 @@ import { AbstractClusterInvoker } from './abstract-cluster-invoker.js';
  * ```
  */
 export class FailfastClusterInvoker extends AbstractClusterInvoker {
-  protected doInvoke(invocation: Invocation, invokers: readonly Invoker[], loadBalance: LoadBalance): Promise<Result> {
+  protected doInvoke(invocation: Invocation, invokers: readonly Invoker[], loadBalance: LoadBalance): Result | Promise<Result> {
     const invoker = this.select(loadBalance, invocation, invokers, undefined);
-    return this.invokeProvider(invoker, invocation, this.countsRpcStatus(loadBalance)).then(undefined, (error: unknown) => {
+    const answer = this.invokeProvider(invoker, invocation, this.countsRpcStatus(loadBalance));
+    if (answer instanceof Result) return answer;
+    return this.explainFailure(answer, invocation, invoker, loadBalance);
+  }
+
+  private explainFailure(pending: Promise<Result>, invocation: Invocation, invoker: Invoker, loadBalance: LoadBalance): Promise<Result> {
+    return pending.then(undefined, (error: unknown) => {
       const rpcError = RpcError.from(error);
       if (rpcError.isBiz) throw rpcError;
       throw new RpcError(

@@ -1,4 +1,4 @@
-import { RpcError, type Invocation, type Invoker, type LoadBalance, type Result } from '@weft/core';
+import { Result, RpcError, type Invocation, type Invoker, type LoadBalance } from '@weft/core';
 
 import { AbstractClusterInvoker } from './abstract-cluster-invoker.js';
 import { ClusterDefaults, ClusterKeys } from './cluster-keys.js';
@@ -42,13 +42,29 @@ interface FailoverState {
  * ```
  */
 export class FailoverClusterInvoker extends AbstractClusterInvoker {
-  protected doInvoke(invocation: Invocation, invokers: readonly Invoker[], loadBalance: LoadBalance): Promise<Result> {
+  protected doInvoke(invocation: Invocation, invokers: readonly Invoker[], loadBalance: LoadBalance): Result | Promise<Result> {
     // The retry budget is only needed after a failure: on the success path, only a `retries` attachment (which
     // must not travel to the provider) is taken off the invocation.
     const override = invocation.hasAttachments() ? this.takeRetriesOverride(invocation) : undefined;
     const counted = this.countsRpcStatus(loadBalance);
     const invoker = this.select(loadBalance, invocation, invokers, undefined);
-    return this.invokeProvider(invoker, invocation, counted).then(undefined, (error: unknown) =>
+    const answer = this.invokeProvider(invoker, invocation, counted);
+    // Completed: nothing to retry, no promise to chain.
+    if (answer instanceof Result) return answer;
+    return this.retryOnFailure(answer, invocation, invokers, loadBalance, counted, override, invoker);
+  }
+
+  // The closure lives here, off the synchronous path: one in `doInvoke` would cost a context allocation per call.
+  private retryOnFailure(
+    pending: Promise<Result>,
+    invocation: Invocation,
+    invokers: readonly Invoker[],
+    loadBalance: LoadBalance,
+    counted: boolean,
+    override: number | undefined,
+    invoker: Invoker
+  ): Promise<Result> {
+    return pending.then(undefined, (error: unknown) =>
       this.onFailure(
         {
           invocation,
@@ -83,7 +99,7 @@ export class FailoverClusterInvoker extends AbstractClusterInvoker {
     return attempts > 0 ? attempts : 1;
   }
 
-  private onFailure(state: FailoverState, invoker: Invoker, error: unknown): Promise<Result> {
+  private onFailure(state: FailoverState, invoker: Invoker, error: unknown): Result | Promise<Result> {
     try {
       const rpcError = RpcError.from(error);
       if (rpcError.isBiz) throw rpcError;
@@ -97,7 +113,12 @@ export class FailoverClusterInvoker extends AbstractClusterInvoker {
       state.invokers = invokers;
       const next = this.select(state.loadBalance, state.invocation, invokers, state.invoked);
       state.invoked.push(next);
-      return this.invokeProvider(next, state.invocation, state.counted).then(
+      const answer = this.invokeProvider(next, state.invocation, state.counted);
+      if (answer instanceof Result) {
+        this.recovered(state, next);
+        return answer;
+      }
+      return answer.then(
         (result) => {
           this.recovered(state, next);
           return result;

@@ -19,15 +19,19 @@ import { AbstractClusterInvoker } from './abstract-cluster-invoker.js';
  * ```
  */
 export class FailsafeClusterInvoker extends AbstractClusterInvoker {
-  protected doInvoke(invocation: Invocation, invokers: readonly Invoker[], loadBalance: LoadBalance): Promise<Result> {
+  protected doInvoke(invocation: Invocation, invokers: readonly Invoker[], loadBalance: LoadBalance): Result | Promise<Result> {
     try {
       const invoker = this.select(loadBalance, invocation, invokers, undefined);
-      return this.invokeProvider(invoker, invocation, this.countsRpcStatus(loadBalance)).then(undefined, (error: unknown) =>
-        this.ignore(error)
-      );
+      const answer = this.invokeProvider(invoker, invocation, this.countsRpcStatus(loadBalance));
+      if (answer instanceof Result) return answer;
+      return this.ignoreFailure(answer);
     } catch (error) {
-      return Promise.resolve(this.ignore(error));
+      return this.ignore(error);
     }
+  }
+
+  private ignoreFailure(pending: Promise<Result>): Promise<Result> {
+    return pending.then(undefined, (error: unknown) => this.ignore(error));
   }
 
   private ignore(error: unknown): Result {

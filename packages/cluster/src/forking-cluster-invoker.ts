@@ -1,4 +1,4 @@
-import { RpcError, RpcErrorCode, type Invocation, type Invoker, type LoadBalance, type Result } from '@weft/core';
+import { RpcError, RpcErrorCode, whenSettled, type Invocation, type Invoker, type LoadBalance, type Result } from '@weft/core';
 
 import { AbstractClusterInvoker } from './abstract-cluster-invoker.js';
 import { ClusterDefaults, ClusterKeys } from './cluster-keys.js';
@@ -79,7 +79,7 @@ export class ForkingClusterInvoker extends AbstractClusterInvoker {
           )
         );
       };
-      for (const invoker of selected) this.invokeProvider(invoker, invocation, counted).then(onResult, onError);
+      for (const invoker of selected) void whenSettled(this.invokeProvider(invoker, invocation, counted), onResult, onError);
     });
   }
 }

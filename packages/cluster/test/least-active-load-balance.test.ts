@@ -66,7 +66,7 @@ describe('leastactive', () => {
       providerUrl('10.0.0.1:20880', { loadbalance: 'leastactive' }),
       (_inv, _n, self) =>
         new Promise<Result>((resolve) => {
-          release = () => void succeed()(inv, 1, self).then(resolve);
+          release = () => void Promise.resolve(succeed()(inv, 1, self)).then(resolve);
         })
     );
     const fast = new FakeInvoker(providerUrl('10.0.0.2:20880', { loadbalance: 'leastactive' }), succeed());
@@ -74,7 +74,7 @@ describe('leastactive', () => {
     const pending: Promise<Result>[] = [];
     for (let i = 0; i < 40; i++) {
       const call = invoker.invoke(invocation());
-      pending.push(call);
+      pending.push(Promise.resolve(call));
       await new Promise((resolve) => setImmediate(resolve));
     }
     // The slow provider holds one call; while it does, every other call goes to the idle one.

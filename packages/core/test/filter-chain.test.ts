@@ -7,7 +7,7 @@
 // - every filter gets at most one hook call per call (Dubbo may call onError on the sync path and then again
 //   onError/onResponse from the callback when an outer filter turned the throw into a result).
 import { describe, expect, it } from 'vitest';
-import { Filter, Invocation, Invoker, Logger, Result, RpcError, RpcErrorCode, URL, buildFilterChain } from '@weft/core';
+import { Filter, Invocation, Invoker, Logger, Result, RpcError, RpcErrorCode, URL, buildFilterChain, whenSettled } from '@weft/core';
 
 const SERVICE_URL = new URL({ protocol: 'test', host: '127.0.0.1', port: 20880, path: 'org.acme.Echo' });
 
@@ -65,7 +65,7 @@ class Origin extends Invoker {
     return SERVICE_URL;
   }
 
-  invoke(inv: Invocation): Promise<Result> {
+  invoke(inv: Invocation): Result | Promise<Result> {
     this.calls.push(inv);
     return this.answer(inv);
   }
@@ -111,7 +111,7 @@ class TestFilter extends Filter {
     super();
   }
 
-  invoke(invoker: Invoker, inv: Invocation): Promise<Result> {
+  invoke(invoker: Invoker, inv: Invocation): Result | Promise<Result> {
     this.trace.push(this.label);
     if ('throws' in this.spec) throw this.spec.throws;
     if (this.spec.style === 'async') return this.continueAsync(invoker, inv);
@@ -186,10 +186,10 @@ describe('buildFilterChain: structure', () => {
     ) {
       super();
     }
-    invoke(invoker: Invoker, inv: Invocation): Promise<Result> {
+    invoke(invoker: Invoker, inv: Invocation): Result | Promise<Result> {
       this.trace.push(`enter ${this.label}`);
       if (this.style === 'sync') {
-        return invoker.invoke(inv).then((result) => {
+        return whenSettled(invoker.invoke(inv), (result) => {
           this.trace.push(`exit ${this.label}`);
           return result;
         });
@@ -221,7 +221,7 @@ describe('buildFilterChain: structure', () => {
     const cached = Result.of('cached');
     class Cache extends Filter {
       readonly label = 'cache';
-      invoke(): Promise<Result> {
+      invoke(): Result | Promise<Result> {
         return Promise.resolve(cached);
       }
     }
@@ -261,8 +261,8 @@ describe('buildFilterChain: structure', () => {
     const origin = new Origin();
     let returned: Promise<Result> | undefined;
     class Outer extends Filter {
-      invoke(invoker: Invoker, inv: Invocation): Promise<Result> {
-        returned = invoker.invoke(inv).then((r) => r);
+      invoke(invoker: Invoker, inv: Invocation): Result | Promise<Result> {
+        returned = Promise.resolve(invoker.invoke(inv)).then((r) => r);
         return returned;
       }
     }
@@ -275,10 +275,10 @@ describe('buildFilterChain: structure', () => {
 
   it('with a hook filter, the call answers with a promise that settles only after the hooks ran', async () => {
     const origin = new Origin();
-    let returned: Promise<Result> | undefined;
+    let returned: Result | Promise<Result> | undefined;
     const seenWhenSettled: string[][] = [];
     class Outer extends Filter {
-      invoke(invoker: Invoker, inv: Invocation): Promise<Result> {
+      invoke(invoker: Invoker, inv: Invocation): Result | Promise<Result> {
         returned = invoker.invoke(inv);
         return returned;
       }
@@ -290,7 +290,8 @@ describe('buildFilterChain: structure', () => {
     const chain = buildFilterChain(origin, [new Outer(), listening], nameOf, new RecordingLogger());
     const answer = chain.invoke(invocation());
     expect(answer).not.toBe(returned);
-    await answer.then(() => seenWhenSettled.push([...calls]));
+    expect(answer).toBeInstanceOf(Promise);
+    await Promise.resolve(answer).then(() => seenWhenSettled.push([...calls]));
     expect(seenWhenSettled).toEqual([['l.onResponse']]);
   });
 });
@@ -381,7 +382,7 @@ describe('async and sync filters behave the same for listeners', () => {
         b: { style: s2, ...BOTH },
         c: { style: s3, ...BOTH },
       });
-      const settled = await chain.invoke(invocation()).then(
+      const settled = await Promise.resolve(chain.invoke(invocation())).then(
         (r) => ({ ok: true, r }),
         (e: unknown) => ({ ok: false, e }),
       );
@@ -451,7 +452,7 @@ describe('synchronous throws (§4.2)', () => {
     const wrapped = new RpcError(RpcErrorCode.UNKNOWN, 'wrapped', { cause: boom });
     class Wrapping extends Filter {
       readonly label = 'w';
-      invoke(invoker: Invoker, inv: Invocation): Promise<Result> {
+      invoke(invoker: Invoker, inv: Invocation): Result | Promise<Result> {
         try {
           return invoker.invoke(inv);
         } catch {
@@ -525,7 +526,7 @@ describe('synchronous throws (§4.2)', () => {
     const fallback = Result.of('fallback');
     class Recovering extends Filter {
       readonly label = 'r';
-      invoke(invoker: Invoker, inv: Invocation): Promise<Result> {
+      invoke(invoker: Invoker, inv: Invocation): Result | Promise<Result> {
         try {
           return invoker.invoke(inv);
         } catch {
@@ -551,13 +552,13 @@ describe('synchronous throws (§4.2)', () => {
     let n = 0;
     class Flaky extends Filter {
       readonly label = 'flaky';
-      invoke(): Promise<Result> {
+      invoke(): Result | Promise<Result> {
         throw errors[n++] as Error;
       }
     }
     class Retry extends Filter {
       readonly label = 'retry';
-      invoke(invoker: Invoker, inv: Invocation): Promise<Result> {
+      invoke(invoker: Invoker, inv: Invocation): Result | Promise<Result> {
         try {
           return invoker.invoke(inv);
         } catch {
@@ -662,7 +663,7 @@ describe('answers that are not promises', () => {
     ) {
       super();
     }
-    invoke(): Promise<Result> {
+    invoke(): Result | Promise<Result> {
       return this.answer as Promise<Result>;
     }
   }
@@ -670,28 +671,34 @@ describe('answers that are not promises', () => {
   it.each([
     ['without hook filters', false],
     ['with a hook filter', true],
-  ])('a bare Result from the outermost filter is accepted, wrapped in a promise (%s)', async (_, withHook) => {
+  ])('a bare Result from the outermost filter is the chain’s completed answer, with no promise (%s)', (_, withHook) => {
     const bare = Result.of('bare');
     const events: unknown[] = [];
     const filter = new Answering('bare', bare);
     if (withHook) filter.onResponse = (r) => events.push(r);
     const chain = buildFilterChain(new Origin(), [filter], nameOf, new RecordingLogger());
     const answer = chain.invoke(invocation());
-    expect(answer).toBeInstanceOf(Promise);
-    await expect(answer).resolves.toBe(bare);
+    expect(answer).toBe(bare);
+    // The hook already ran: a completed call is observed synchronously.
     expect(events).toEqual(withHook ? [bare] : []);
   });
 
-  it('a bare Result from an inner filter reaches the outer filter as a promise (fixed: `.then` of a Result threw)', async () => {
+  it('a bare Result from an inner filter reaches the outer filter as is, and whenSettled continues it synchronously', () => {
     const bare = Result.of('bare');
+    const seen: unknown[] = [];
     class Then extends Filter {
       readonly label = 'then';
-      invoke(invoker: Invoker, inv: Invocation): Promise<Result> {
-        return invoker.invoke(inv).then((r) => r);
+      invoke(invoker: Invoker, inv: Invocation): Result | Promise<Result> {
+        const answer = invoker.invoke(inv);
+        seen.push(answer);
+        return whenSettled(answer, (r) => r.setAttachment('seen-by', 'then'));
       }
     }
     const chain = buildFilterChain(new Origin(), [new Then(), new Answering('bare', bare)], nameOf, new RecordingLogger());
-    await expect(chain.invoke(invocation())).resolves.toBe(bare);
+    const answer = chain.invoke(invocation());
+    expect(seen).toEqual([bare]);
+    expect(answer).toBe(bare);
+    expect(bare.getAttachment('seen-by')).toBe('then');
   });
 
   const bad: [string, unknown, string][] = [
@@ -706,13 +713,13 @@ describe('answers that are not promises', () => {
     const chain = buildFilterChain(new Origin(), [new Answering('broken', value)], nameOf, new RecordingLogger());
     const answer = chain.invoke(invocation());
     expect(answer).toBeInstanceOf(Promise);
-    const error = await answer.then(
+    const error = await Promise.resolve(answer).then(
       () => undefined,
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(RpcError);
     expect((error as RpcError).code).toBe(RpcErrorCode.UNKNOWN);
-    expect((error as RpcError).message).toContain('Promise<Result>');
+    expect((error as RpcError).message).toContain('instead of a Result or a Promise<Result>');
     expect((error as RpcError).message).toContain(`returned ${kind}`);
     expect((error as RpcError).message).toContain('"broken"');
   });
@@ -722,7 +729,7 @@ describe('answers that are not promises', () => {
     const outer = new TestFilter('outer', [], {});
     outer.onError = (e) => seen.push(e);
     const chain = buildFilterChain(new Origin(), [outer, new Answering('broken', 7)], nameOf, new RecordingLogger());
-    const error = await chain.invoke(invocation()).then(
+    const error = await Promise.resolve(chain.invoke(invocation())).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -737,12 +744,12 @@ describe('answers that are not promises', () => {
       nameOf,
       new RecordingLogger(),
     );
-    const error = await chain.invoke(invocation()).then(
+    const error = await Promise.resolve(chain.invoke(invocation())).then(
       (r) => r,
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(RpcError);
     expect((error as RpcError).code).toBe(RpcErrorCode.UNKNOWN);
-    expect((error as RpcError).message).toContain('Filter "broken" returned undefined instead of a Promise<Result>');
+    expect((error as RpcError).message).toContain('Filter "broken" returned undefined instead of a Result or a Promise<Result>');
   });
 });

@@ -18,6 +18,7 @@ import {
   RpcErrorCode,
   URL,
   WeftApplication,
+  whenSettled,
   type Directory,
   type ReferOptions,
   type ServiceImplementation,
@@ -49,7 +50,7 @@ class FirstCluster extends Cluster {
       getUrl(): URL {
         return dir.getUrl();
       }
-      invoke(inv: Invocation): Promise<Result> {
+      invoke(inv: Invocation): Result | Promise<Result> {
         return (dir.list(inv)[0] as Invoker).invoke(inv);
       }
     })();
@@ -65,9 +66,9 @@ class RetryOnceCluster extends Cluster {
       getUrl(): URL {
         return dir.getUrl();
       }
-      invoke(inv: Invocation): Promise<Result> {
+      invoke(inv: Invocation): Result | Promise<Result> {
         const first = dir.list(inv)[0] as Invoker;
-        return first.invoke(inv).catch((error: unknown) => {
+        return Promise.resolve(first.invoke(inv)).catch((error: unknown) => {
           retriedAfter.push(error);
           return first.invoke(inv);
         });
@@ -82,10 +83,10 @@ const providerSeen: Invocation[] = [];
 const consumerSeen: { invocation: Invocation; result?: Result }[] = [];
 
 class ProviderSpy extends Filter {
-  invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+  invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     providerSeen.push(invocation);
     invocation.setAttachment('provider-side', 'not sent back');
-    return invoker.invoke(invocation).then((result) => {
+    return whenSettled(invoker.invoke(invocation), (result) => {
       result.setAttachment('served-by', 'provider-spy');
       const trace = invocation.getAttachment('traceId');
       if (trace !== undefined) result.setAttachment('trace-echo', trace);
@@ -95,11 +96,11 @@ class ProviderSpy extends Filter {
 }
 
 class ConsumerSpy extends Filter {
-  invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+  invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     invocation.setAttachment('from-consumer-filter', 'added');
     const record: { invocation: Invocation; result?: Result } = { invocation };
     consumerSeen.push(record);
-    return invoker.invoke(invocation).then((result) => {
+    return whenSettled(invoker.invoke(invocation), (result) => {
       record.result = result;
       return result;
     });
@@ -136,8 +137,8 @@ afterEach(async () => {
 });
 
 /** Settles `promise`, returning its rejection (failing when it resolves). */
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
+async function rejection(promise: Result | Promise<unknown>): Promise<unknown> {
+  return Promise.resolve(promise).then(
     (value) => {
       throw new Error(`expected a rejection, got ${JSON.stringify(value)}`);
     },
@@ -145,7 +146,7 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   );
 }
 
-async function rpcError(promise: Promise<unknown>, code: RpcErrorCode): Promise<RpcError> {
+async function rpcError(promise: Result | Promise<unknown>, code: RpcErrorCode): Promise<RpcError> {
   const error = await rejection(promise);
   expect(error).toBeInstanceOf(RpcError);
   expect((error as RpcError).code).toBe(code);

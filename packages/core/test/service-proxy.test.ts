@@ -91,7 +91,13 @@ describe('createServiceProxy: shape', () => {
 
   it('inherits nothing: no Object.prototype members, not a thenable', () => {
     const proxy = createServiceProxy(Greeter, echoing());
-    expect(Object.getPrototypeOf(proxy)).toBeNull();
+    // Its prototype is an empty, frozen object with no prototype (a null-prototype object of its own would be
+    // in dictionary mode, slowing every method lookup).
+    const prototype = Object.getPrototypeOf(proxy) as object;
+    expect(Object.getPrototypeOf(prototype)).toBeNull();
+    expect(Reflect.ownKeys(prototype)).toEqual([]);
+    expect(Object.isFrozen(prototype)).toBe(true);
+    expect(Object.getPrototypeOf(createServiceProxy(Greeter, echoing()))).toBe(prototype);
     expect('toString' in proxy).toBe(false);
     expect('then' in proxy).toBe(false);
     expect('constructor' in proxy).toBe(false);

@@ -27,7 +27,7 @@ function chain(filters: readonly Filter[], invoker: Invoker): Invoker {
         getUrl(): URL {
           return next.getUrl();
         }
-        invoke(invocation: Invocation): Promise<Result> {
+        invoke(invocation: Invocation): Result | Promise<Result> {
           return filter.invoke(next, invocation);
         }
       })(),

@@ -59,7 +59,7 @@ class FirstCluster extends Cluster {
       getUrl(): URL {
         return dir.getUrl();
       }
-      invoke(inv: Invocation): Promise<Result> {
+      invoke(inv: Invocation): Result | Promise<Result> {
         return (dir.list(inv)[0] as Invoker).invoke(inv);
       }
     })();
@@ -76,14 +76,14 @@ class FirstLoadBalance extends LoadBalance {
 const providerUrlsSeen: URL[] = [];
 
 class UrlSpy extends Filter {
-  invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+  invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     providerUrlsSeen.push(invoker.getUrl());
     return invoker.invoke(invocation);
   }
 }
 
 class Noop extends Filter {
-  invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+  invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     return invoker.invoke(invocation);
   }
 }

@@ -117,6 +117,11 @@ function address(invocation: Invocation, key: string, fallback: string): string 
  * {@link AccessLogStats} `failedWrites`, and is logged once per failure streak. {@link AccessLogFilter.destroy} —
  * called and awaited by core when the application shuts down — flushes everything and closes the files.
  *
+ * **Synchronous calls.** A call whose inner chain completes synchronously (answers with a `Result`, e.g. a
+ * synchronous implementation) is answered synchronously and its line recorded before the answer returns; a
+ * synchronous throw is recorded (`error`) before it propagates. Only back-pressure makes the filter answer with a
+ * promise. Each call gets exactly one line either way.
+ *
  * A throwing logger or an unprintable argument never breaks the call.
  *
  * @example
@@ -147,8 +152,12 @@ export class AccessLogFilter extends Filter {
     this.stats = app.getService(AccessLogStats);
   }
 
-  /** Notes the call's arrival, waits while the file is over `accesslog.max.pending`, then continues the chain. */
-  invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+  /**
+   * Notes the call's arrival, waits while the file is over `accesslog.max.pending`, then continues the chain. The
+   * inner answer is returned as is: a call completed synchronously stays synchronous (its line is recorded by
+   * `onResponse`/`onError` before the chain answers); only a call held by back-pressure answers with a promise.
+   */
+  invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     let target: Target | null;
     try {
       target = this.targetOf(invoker.getUrl(), invocation);
@@ -160,9 +169,14 @@ export class AccessLogFilter extends Filter {
     const arrival = this.arrive(target, invocation);
     if (arrival !== undefined) this.arrivals.set(invocation, arrival);
     const writer = target.writer;
-    if (writer !== undefined && writer.overLimit) return writer.waitBelowLimit().then(() => invoker.invoke(invocation));
+    if (writer !== undefined && writer.overLimit) return this.invokeWhenBelowLimit(writer, invoker, invocation);
     return invoker.invoke(invocation);
   }
+  // The closure lives here, not in `invoke`: there it would cost a context allocation on every call.
+  private invokeWhenBelowLimit(writer: { waitBelowLimit(): Promise<void> }, invoker: Invoker, invocation: Invocation): Promise<Result> {
+    return writer.waitBelowLimit().then(() => invoker.invoke(invocation));
+  }
+
 
   /** Records the call: `ok`, or `biz-error` when the result carries the implementation's error. */
   override onResponse(result: Result, _invoker: Invoker, invocation: Invocation): void {
@@ -262,7 +276,8 @@ export class AccessLogFilter extends Filter {
       const elapsedMs = performance.now() - arrival.startPerf;
       const record: CallRecord = {
         startMs: arrival.startMs,
-        endMs: arrival.startMs + Math.round(elapsedMs),
+        // Floored: startMs is a truncated Date.now(), so a rounded-up out-time could lie after the wall clock at completion.
+        endMs: arrival.startMs + Math.floor(elapsedMs),
         elapsedMs,
         remote: arrival.remote,
         local: arrival.local,

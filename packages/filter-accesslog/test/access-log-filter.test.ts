@@ -1,12 +1,12 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { Logger, RpcError, RpcErrorCode } from '@weft/core';
-import { AccessLogStats, type AccessLogJsonRecord } from '@weft/filter-accesslog';
+import { buildFilterChain, Filter, Invocation, Invoker, Logger, Result, RpcError, RpcErrorCode, URL } from '@weft/core';
+import { AccessLogFilter, AccessLogStats, type AccessLogJsonRecord } from '@weft/filter-accesslog';
 
-import { closeAll, Greeter, greeterImpl, OutOfStock, readLines, RecordingLogger, startApp } from './support/harness.js';
+import { closeAll, Greeter, greeterImpl, OutOfStock, readLines, RecordingLogger, startApp, type TestApp } from './support/harness.js';
 
 afterEach(closeAll);
 
@@ -247,5 +247,123 @@ describe('activation at run time', () => {
     await t.app.shutdown();
     expect(logger.of('info').filter((m) => m.includes('org.acme.Greeter'))).toEqual([]);
     expect([...logger.of('warn'), ...logger.of('error')]).toEqual([]);
+  });
+});
+
+describe('synchronous answers (an inner chain that completes without a promise)', () => {
+  /** An invoker answering as `answer` says, synchronously (a Result, or a throw); counts its calls. */
+  class SyncInvoker extends Invoker {
+    calls = 0;
+    constructor(
+      private readonly url: URL,
+      public answer: (invocation: Invocation) => Result,
+    ) {
+      super();
+    }
+    getUrl(): URL {
+      return this.url;
+    }
+    invoke(invocation: Invocation): Result | Promise<Result> {
+      this.calls++;
+      return this.answer(invocation);
+    }
+  }
+
+  /** The application's accesslog filter in a chain the way core builds it (with its onResponse/onError hooks). */
+  function chainAround(t: TestApp, query: string, answer: (invocation: Invocation) => Result) {
+    const url = URL.parse(`injvm://127.0.0.1/org.acme.Greeter?interface=org.acme.Greeter&side=provider&${query}`);
+    const filters = t.app.model.getExtensionLoader(Filter);
+    const selected = filters.getActivateExtensions(url, 'service.filter', 'provider');
+    expect(selected.map((f) => f.constructor)).toEqual([AccessLogFilter]);
+    const invoker = new SyncInvoker(url, answer);
+    return { invoker, chain: buildFilterChain(invoker, selected, () => 'accesslog', t.app.model.logger) };
+  }
+
+  const records = (t: TestApp) =>
+    t.logger
+      .of('info')
+      .filter((m) => m.includes('org.acme.Greeter'))
+      .map((m) => JSON.parse(m) as AccessLogJsonRecord);
+
+  it('a completed Result is answered synchronously, its one line recorded before the answer returns', async () => {
+    const t = await startApp();
+    const { chain } = chainAround(t, 'accesslog=true&accesslog.format=json', (invocation) => Result.of(`pong ${String(invocation.args[0])}`));
+    for (let i = 0; i < 3; i++) {
+      const answer = chain.invoke(new Invocation({ methodName: 'ping', args: [`s${i}`] }));
+      expect(answer).toBeInstanceOf(Result);
+      expect((answer as Result).value).toBe(`pong s${i}`);
+      expect(records(t)).toHaveLength(i + 1); // already logged: nothing left to wait for
+    }
+    expect(records(t).map((r) => [r.arguments, r.outcome, r.error])).toEqual([
+      [['s0'], 'ok', null],
+      [['s1'], 'ok', null],
+      [['s2'], 'ok', null],
+    ]);
+  });
+
+  it('a completed Result carrying a business error is answered synchronously, recorded as biz-error', async () => {
+    const t = await startApp();
+    const { chain } = chainAround(t, 'accesslog=true&accesslog.format=json', () => Result.ofException(new OutOfStock('no more tea')));
+    const answer = chain.invoke(new Invocation({ methodName: 'buy', args: ['tea'] }));
+    expect(answer).toBeInstanceOf(Result);
+    expect((answer as Result).exception).toBeInstanceOf(OutOfStock);
+    expect(records(t)).toEqual([expect.objectContaining({ method: 'buy', arguments: ['tea'], outcome: 'biz-error', error: 'OutOfStock: no more tea' })]);
+  });
+
+  it('a synchronous throw is rethrown synchronously, as is, its one line (error) recorded before it propagates', async () => {
+    const t = await startApp();
+    const boom = new RpcError(RpcErrorCode.NETWORK, 'inner threw synchronously');
+    const { chain } = chainAround(t, 'accesslog=true&accesslog.format=json', () => {
+      throw boom;
+    });
+    expect(() => chain.invoke(new Invocation({ methodName: 'ping', args: ['x'] }))).toThrow(boom);
+    expect(records(t)).toEqual([expect.objectContaining({ method: 'ping', outcome: 'error', error: 'RpcError(network): inner threw synchronously' })]);
+  });
+
+  it('file mode: synchronous calls queue their line at once; only back-pressure makes the answer a promise, and nothing is lost', async () => {
+    const t = await startApp();
+    const file = join(t.dir, 'sync-blocked.log');
+    mkdirSync(file); // every write fails (EISDIR) until the directory is removed
+    const query = `accesslog=${encodeURIComponent(file)}&accesslog.max.pending=2&accesslog.buffer.size=1&accesslog.flush.interval=20`;
+    // Calls of caller 3 throw synchronously; the others complete synchronously.
+    const { invoker, chain } = chainAround(t, query, (invocation) => {
+      if (invocation.args[0] === 3) throw new RpcError(RpcErrorCode.NETWORK, 'thrown after the wait');
+      return Result.of(invocation.args[1]);
+    });
+    const stats = t.app.model.getService(AccessLogStats);
+    for (let n = 0; n < 2; n++) {
+      expect(chain.invoke(new Invocation({ methodName: 'seq', args: [1, n] }))).toBeInstanceOf(Result);
+      expect(stats.file(file)?.pending).toBe(n + 1);
+    }
+    // Two lines pending = accesslog.max.pending: the next calls wait in the filter, before reaching the invoker.
+    const held = chain.invoke(new Invocation({ methodName: 'seq', args: [2, 0] }));
+    const failing = chain.invoke(new Invocation({ methodName: 'seq', args: [3, 1] }));
+    expect(held).toBeInstanceOf(Promise);
+    expect(failing).toBeInstanceOf(Promise);
+    expect(invoker.calls).toBe(2);
+    rmdirSync(file);
+    // Released by the write: the waiting calls run; a synchronous throw after the wait becomes a rejection.
+    const [released, thrown] = await Promise.allSettled([held, failing]);
+    expect(released).toMatchObject({ status: 'fulfilled', value: expect.objectContaining({ value: 0 }) });
+    expect(thrown).toMatchObject({ status: 'rejected', reason: expect.objectContaining({ code: RpcErrorCode.NETWORK }) });
+    expect(invoker.calls).toBe(4);
+    await t.app.shutdown();
+    expect(readLines(file).map((l) => / seq\(Number,Number\) \[(\d+),(\d+)\]$/.exec(l)?.slice(1, 3).join(','))).toEqual(['1,0', '1,1', '2,0', '3,1']);
+    expect(stats.file(file)).toMatchObject({ written: 4, pending: 0, unwritable: 0 });
+  });
+
+  it('a synchronous implementation behind injvm: one line per call, ok and biz-error alike', async () => {
+    const t = await startApp();
+    const file = join(t.dir, 'sync.jsonl');
+    const greeter = await t.greeter({ accesslog: file });
+    // sayHello, seq and buy are synchronous implementations: the whole provider chain completes without a promise.
+    for (let n = 0; n < 50; n++) expect(await greeter.seq(0, n)).toBe(n);
+    await expect(greeter.buy('tea')).rejects.toBeInstanceOf(OutOfStock);
+    expect(await greeter.sayHello('ann', 1)).toBe('hello ann x1');
+    await t.app.shutdown();
+    const lines = readLines(file).map((l) => JSON.parse(l) as AccessLogJsonRecord);
+    expect(lines).toHaveLength(52);
+    expect(lines.slice(0, 50).map((r) => (r.arguments as number[])[1])).toEqual(Array.from({ length: 50 }, (_, n) => n));
+    expect(lines.map((r) => r.outcome)).toEqual([...Array<string>(50).fill('ok'), 'biz-error', 'ok']);
   });
 });

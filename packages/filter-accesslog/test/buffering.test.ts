@@ -113,12 +113,17 @@ describe('failing writes and back-pressure', () => {
     const t = await startApp();
     const file = join(t.dir, 'blocked.log');
     mkdirSync(file); // a directory where the file should be: every open fails with EISDIR
-    const greeter = await t.greeter({
-      accesslog: file,
-      'accesslog.max.pending': 5,
-      'accesslog.buffer.size': 2,
-      'accesslog.flush.interval': 20,
-    });
+    const greeter = await t.greeter(
+      {
+        accesslog: file,
+        'accesslog.max.pending': 5,
+        'accesslog.buffer.size': 2,
+        'accesslog.flush.interval': 20,
+      },
+      // seq answers asynchronously, so the 8 calls of wave 1 are all in flight at once (a synchronous seq would
+      // complete each call, queueing its line, before the next one arrived: the 6th would already wait).
+      { asyncSeq: true },
+    );
     const stats = t.app.model.getService(AccessLogStats);
 
     // Wave 1: 8 calls arrive while nothing is pending, so all of them run; their lines cannot be written.

@@ -1,12 +1,12 @@
 import {
   DEFAULT_TIMEOUT,
   Filter,
+  Result,
   RpcError,
   RpcErrorCode,
   RpcStatusRegistry,
   type Invocation,
   type Invoker,
-  type Result,
   type URL,
 } from '@weft/core';
 import { Inject } from '@weft/core/spi';
@@ -110,8 +110,10 @@ function queueKey(url: URL, method: string): string {
  * `RpcError` `limit-exceeded` (nothing waited, the limit refused the call); aborted while waiting → `cancelled`; application shut down while
  * waiting → `no-invoker`. The count is released exactly once on every path — result, business error,
  * rejection (including an inner limiter's limit-exceeded error, which Dubbo mistakes for its own, §8.11),
- * synchronous throw, timeout and abort: the "counted" state is held per pass through the filter, never
- * inferred from the error.
+ * synchronous throw, timeout and abort: each pass through the filter counts out once, where its call ends,
+ * never inferring from the error whether it was counted. A call admitted at once whose inner chain completes
+ * synchronously (answers with a `Result`) is counted out before the filter answers, and the filter answers with
+ * that `Result` synchronously; a call that waited for its slot answers with a promise.
  *
  * @example
  * ```ts
@@ -140,8 +142,12 @@ export class ActiveLimitFilter extends Filter {
     return this.queues.size;
   }
 
-  /** Counts the call in and continues, or waits in line for a free slot; counts it out exactly once. */
-  invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+  /**
+   * Counts the call in and continues, or waits in line for a free slot; counts it out exactly once. A call
+   * admitted at once whose inner chain completes synchronously is answered synchronously (no promise); a call
+   * that has to wait answers with a promise.
+   */
+  invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     const url = invoker.getUrl();
     const method = invocation.methodName;
     const max = url.getMethodParameter(method, 'actives', 0);
@@ -170,41 +176,46 @@ export class ActiveLimitFilter extends Filter {
 
   /**
    * Calls with a slot counted in; counts it out exactly once, then hands it to the first waiter. `arrived` is the
-   * deadline the invocation came with: remembered when the attempt fails, for a retry to wait by.
+   * deadline the invocation came with: remembered when the attempt fails, for a retry to wait by. A completed
+   * `Result` (or a synchronous throw) is counted out on the spot, with no promise and no closure.
    */
-  private run(invoker: Invoker, invocation: Invocation, url: URL, method: string, arrived: number | undefined): Promise<Result> {
+  private run(invoker: Invoker, invocation: Invocation, url: URL, method: string, arrived: number | undefined): Result | Promise<Result> {
     const start = performance.now();
-    let counted = true;
-    const end = (succeeded: boolean) => {
-      if (!counted) return;
-      counted = false;
-      // Only a failed attempt is retried, and the protocol invoker may have written its own deadline on the
-      // invocation meanwhile: keep the one it arrived with (the first time only).
-      if (!succeeded && !this.upstream.has(invocation)) this.upstream.set(invocation, arrived ?? Number.NaN);
-      this.statuses.endCount(url, method, performance.now() - start, succeeded);
-      if (this.queues.size > 0) {
-        const queue = this.queues.get(queueKey(url, method));
-        if (queue !== undefined) this.drain(queue);
-      }
-    };
-    let pending: Promise<Result>;
+    let answer: Result | Promise<Result>;
     try {
-      pending = invoker.invoke(invocation);
-      if (!(pending instanceof Promise)) pending = Promise.resolve(pending);
+      answer = invoker.invoke(invocation);
     } catch (error) {
-      end(false);
+      this.end(invocation, url, method, arrived, start, false);
       throw error;
     }
+    if (answer instanceof Result) {
+      this.end(invocation, url, method, arrived, start, true);
+      return answer;
+    }
+    // Pending: exactly one of the two reactions runs. A foreign thenable is still awaited.
+    const pending: Promise<Result> = answer instanceof Promise ? answer : Promise.resolve(answer);
     return pending.then(
       (result) => {
-        end(true);
+        this.end(invocation, url, method, arrived, start, true);
         return result;
       },
       (error: unknown) => {
-        end(false);
+        this.end(invocation, url, method, arrived, start, false);
         throw error;
       },
     );
+  }
+
+  /** Counts a call out (called exactly once per pass through `run`), then serves the method's waiters. */
+  private end(invocation: Invocation, url: URL, method: string, arrived: number | undefined, start: number, succeeded: boolean): void {
+    // Only a failed attempt is retried, and the protocol invoker may have written its own deadline on the
+    // invocation meanwhile: keep the one it arrived with (the first time only).
+    if (!succeeded && !this.upstream.has(invocation)) this.upstream.set(invocation, arrived ?? Number.NaN);
+    this.statuses.endCount(url, method, performance.now() - start, succeeded);
+    if (this.queues.size > 0) {
+      const queue = this.queues.get(queueKey(url, method));
+      if (queue !== undefined) this.drain(queue);
+    }
   }
 
   private wait(invoker: Invoker, invocation: Invocation, url: URL, method: string, max: number): Promise<Result> {

@@ -1,7 +1,8 @@
 // The `active-limit` filter inside real consumer chains built by the loader (injvm export + refer): activation
 // from the manifest, the limit, fair FIFO waiting bounded by the call's timeout or deadline (never indefinite,
 // §8.10), and the exactly-once release of the count on every path (§8.11), checked against RpcStatusRegistry
-// after thousands of chaotic calls (dubbo-semantics.md §5.5).
+// after thousands of chaotic calls (dubbo-semantics.md §5.5); and the synchronous path: a call admitted at once
+// whose inner chain completes synchronously is answered synchronously, counted out at once.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import {
@@ -16,6 +17,7 @@ import {
   RpcStatusRegistry,
   URL,
   WeftApplication,
+  whenSettled,
   type CallableProxy,
   type ReferOptions,
 } from '@weft/core';
@@ -56,13 +58,22 @@ async function execute(id: string, mode: string, delay: number): Promise<string>
   return `${id} done`;
 }
 
+/** A synchronous execution (modes `now`, `now-biz`): the whole call completes without a promise. */
+function executeNow(id: string, mode: string): string {
+  entered.push(id);
+  if (mode === 'now-biz') throw new BusinessError(`${id} failed synchronously on purpose`);
+  return `${id} done`;
+}
+
 const impl = {
   call: (id: string, mode: string, delay: number) => {
+    if (mode === 'now' || mode === 'now-biz') return executeNow(id, mode);
     const execution = execute(id, mode, delay);
     running.push(execution.catch(() => undefined));
     return execution;
   },
   other: (id: string, mode: string, delay: number) => {
+    if (mode === 'now' || mode === 'now-biz') return executeNow(id, mode);
     const execution = execute(id, mode, delay);
     running.push(execution.catch(() => undefined));
     return execution;
@@ -73,7 +84,7 @@ const impl = {
 const providerUrls: URL[] = [];
 
 class UrlSpyFilter extends Filter {
-  invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+  invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     if (!providerUrls.includes(invoker.getUrl())) providerUrls.push(invoker.getUrl());
     return invoker.invoke(invocation);
   }
@@ -87,7 +98,7 @@ const inside = { now: new Map<string, number>(), peak: new Map<string, number>()
  * measures how many admitted calls are in flight.
  */
 class ChaosFilter extends Filter {
-  invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+  invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     const method = invocation.methodName;
     inside.passes++;
     switch (invocation.getAttachment('mode')) {
@@ -99,18 +110,40 @@ class ChaosFilter extends Filter {
         return Promise.reject(new RpcError(RpcErrorCode.LIMIT_EXCEEDED, 'an inner limiter refused the call'));
       case 'sync-inner-limit':
         throw new RpcError(RpcErrorCode.LIMIT_EXCEEDED, 'an inner limiter refused the call, synchronously');
+      case 'sync-result':
+        return Result.of('answered by the inner filter, without a promise');
+      case 'sync-biz':
+        return Result.ofException(new BusinessError('a business error answered without a promise'));
       default: {
         const now = (inside.now.get(method) ?? 0) + 1;
         inside.now.set(method, now);
         inside.peak.set(method, Math.max(inside.peak.get(method) ?? 0, now));
         const out = () => inside.now.set(method, (inside.now.get(method) ?? 0) - 1);
-        return invoker.invoke(invocation).finally(out);
+        let answer: Result | Promise<Result>;
+        try {
+          answer = invoker.invoke(invocation);
+        } catch (error) {
+          out();
+          throw error;
+        }
+        return whenSettled(
+          answer,
+          (result) => {
+            out();
+            return result;
+          },
+          (error: unknown) => {
+            out();
+            throw error;
+          },
+        );
       }
     }
   }
 }
 
-async function outcome(call: Promise<unknown>): Promise<'ok' | unknown> {
+/** How a call ended; `call` may be an answer of `invoke`, a completed `Result` included (awaited all the same). */
+async function outcome(call: Result | Promise<unknown>): Promise<'ok' | unknown> {
   try {
     await call;
     return 'ok';
@@ -421,8 +454,12 @@ class FakeProtocolInvoker extends Invoker {
   getUrl(): URL {
     return this.url;
   }
-  invoke(invocation: Invocation): Promise<Result> {
+  invoke(invocation: Invocation): Result | Promise<Result> {
     const mode = invocation.getAttachment('mode');
+    // Completed calls, as a synchronous implementation behind injvm answers them: no promise.
+    if (mode === 'now') return Result.of('now');
+    if (mode === 'now-biz') return Result.ofException(new BusinessError('failed synchronously'));
+    if (mode === 'now-throw') throw new RpcError(RpcErrorCode.NETWORK, 'the invoker threw synchronously');
     if (mode === 'expire') {
       invocation.deadline = Date.now() - 1; // as a timed-out attempt leaves it
       return Promise.reject(new RpcError(RpcErrorCode.TIMEOUT, 'attempt timed out'));
@@ -497,7 +534,7 @@ describe('deadlines across attempts (a chain built by hand around a protocol inv
       getUrl(): URL {
         return url;
       }
-      invoke(): Promise<Result> {
+      invoke(): Result | Promise<Result> {
         throw boom;
       }
     }
@@ -505,6 +542,110 @@ describe('deadlines across attempts (a chain built by hand around a protocol inv
     for (let i = 0; i < 3; i++) expect(() => chain.invoke(new Invocation({ methodName: 'call' }))).toThrow(boom);
     expectAllCountedOut(url, 'call');
     expect(statuses.getMethodStatus(url, 'call').failed).toBe(3);
+  });
+});
+
+describe('the synchronous path (an inner chain that completes without a promise)', () => {
+  function chainFor(parameters: string) {
+    const url = URL.parse(`injvm://127.0.0.1/org.acme.Greeter?interface=org.acme.Greeter&side=consumer&${parameters}`);
+    const invoker = new FakeProtocolInvoker(url);
+    const chain = buildFilterChain(invoker, [filter], () => 'active-limit', app.model.logger);
+    return { url, invoker, chain };
+  }
+  const now = (mode = 'now') => new Invocation({ methodName: 'call', attachments: { mode } });
+
+  it('a completed Result is answered synchronously, counted out (as succeeded) before the answer returns', () => {
+    const { url, chain } = chainFor('actives=1&timeout=0');
+    // timeout 0: a count left behind would refuse the next call at once.
+    for (let i = 0; i < 50; i++) {
+      const answer = chain.invoke(now());
+      expect(answer).toBeInstanceOf(Result);
+      expect((answer as Result).value).toBe('now');
+      expectAllCountedOut(url, 'call');
+    }
+    const status = statuses.getMethodStatus(url, 'call');
+    expect([status.total, status.failed]).toEqual([50, 0]);
+  });
+
+  it('a completed Result carrying a business error is answered synchronously, counted as succeeded', () => {
+    const { url, chain } = chainFor('actives=1&timeout=0');
+    for (let i = 0; i < 3; i++) {
+      const answer = chain.invoke(now('now-biz'));
+      expect(answer).toBeInstanceOf(Result);
+      expect((answer as Result).exception).toBeInstanceOf(BusinessError);
+      expectAllCountedOut(url, 'call');
+    }
+    const status = statuses.getMethodStatus(url, 'call');
+    expect([status.total, status.failed]).toEqual([3, 0]);
+  });
+
+  it('a synchronous throw is rethrown as is and counted out (as failed) before it propagates', () => {
+    const { url, chain } = chainFor('actives=1&timeout=0');
+    for (let i = 0; i < 3; i++) {
+      expect(() => chain.invoke(now('now-throw'))).toThrow(/the invoker threw synchronously/);
+      expectAllCountedOut(url, 'call');
+    }
+    const status = statuses.getMethodStatus(url, 'call');
+    expect([status.total, status.failed]).toEqual([3, 3]);
+    expect(chain.invoke(now())).toBeInstanceOf(Result); // the slot is free
+  });
+
+  it('a call that has to wait answers with a promise, even if its inner chain then completes synchronously', async () => {
+    const { url, invoker, chain } = chainFor('actives=1&timeout=2000');
+    const holder = chain.invoke(new Invocation({ methodName: 'call', attachments: { mode: 'hold' } }));
+    expect(holder).toBeInstanceOf(Promise);
+    const waiters = [chain.invoke(now()), chain.invoke(now('now-biz')), chain.invoke(now('now-throw'))];
+    for (const waiter of waiters) expect(waiter).toBeInstanceOf(Promise);
+    expect(filter.waiting).toBe(3);
+    // A newcomer does not overtake the line, however fast its call would be.
+    const newcomer = chain.invoke(now());
+    expect(newcomer).toBeInstanceOf(Promise);
+    expect(filter.waiting).toBe(4);
+    invoker.parked.splice(0).forEach((resume) => resume());
+    expect((await holder).value).toBe('held');
+    // Each waiter, admitted in turn, completes synchronously and hands its slot straight to the next one.
+    const [ok, biz, thrown] = await Promise.all(waiters.map((waiter) => outcome(waiter)));
+    expect(ok).toBe('ok');
+    expect(biz).toBe('ok'); // a business error is a Result: it resolves
+    expect(codeOf(thrown)).toBe(RpcErrorCode.NETWORK); // a synchronous throw after the wait: a rejection
+    expect((await waiters[1])?.exception).toBeInstanceOf(BusinessError);
+    expect(await outcome(newcomer)).toBe('ok');
+    expectAllCountedOut(url, 'call');
+    const status = statuses.getMethodStatus(url, 'call');
+    expect([status.total, status.failed]).toEqual([5, 1]);
+    expect(chain.invoke(now())).toBeInstanceOf(Result); // nobody waiting: synchronous again
+  });
+
+  it('a synchronous completion hands its freed slot to a waiter of another pass at once', async () => {
+    const { url, invoker, chain } = chainFor('actives=2&timeout=2000');
+    const holders = [
+      chain.invoke(new Invocation({ methodName: 'call', attachments: { mode: 'hold' } })),
+      chain.invoke(new Invocation({ methodName: 'call', attachments: { mode: 'hold' } })),
+    ];
+    const waiter = chain.invoke(new Invocation({ methodName: 'call', attachments: { mode: 'hold' } }));
+    expect(filter.waiting).toBe(1);
+    // Free one slot: the held call resolves; the waiter is counted in on its behalf and runs its (held) call.
+    invoker.parked.shift()?.();
+    await holders[0];
+    await sleep(1);
+    expect(filter.waiting).toBe(0);
+    expect(statuses.getMethodStatus(url, 'call').active).toBe(2);
+    invoker.parked.splice(0).forEach((resume) => resume());
+    await Promise.all([holders[1], waiter]);
+    expectAllCountedOut(url, 'call');
+    // Now everything is free: synchronous calls pass synchronously again.
+    expect(chain.invoke(now())).toBeInstanceOf(Result);
+    expectAllCountedOut(url, 'call');
+  });
+
+  it('a synchronous implementation behind injvm: each call frees its slot at once, so actives=1 with no wait admits them all', async () => {
+    const { greeter, url } = await refer({ timeout: 0, parameters: { actives: 1 } });
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => outcome(greeter.call(`n${i}`, 'now', 0))));
+    expect(results).toEqual(Array.from({ length: 20 }, () => 'ok'));
+    expect(codeOf(await outcome(greeter.call('b', 'now-biz', 0)))).toBe('BusinessError');
+    expectAllCountedOut(url(), 'call');
+    const status = statuses.getMethodStatus(url(), 'call');
+    expect([status.total, status.failed]).toEqual([21, 0]);
   });
 });
 
@@ -534,7 +675,7 @@ describe('exactly-once release under chaos', () => {
       seed ^= seed << 5;
       return (seed >>> 0) / 0x100000000;
     };
-    const modes = ['ok', 'ok', 'ok', 'ok', 'biz', 'reject', 'inner-limit', 'sync-inner-limit', 'sync-throw', 'slow', 'per-call-timeout', 'abort', 'abort-early'];
+    const modes = ['ok', 'ok', 'ok', 'ok', 'biz', 'now', 'now-biz', 'sync-result', 'sync-biz', 'reject', 'inner-limit', 'sync-inner-limit', 'sync-throw', 'slow', 'per-call-timeout', 'abort', 'abort-early'];
     const seen = new Map<string, number>();
     const calls: Promise<void>[] = [];
     const total = 3000;

@@ -25,7 +25,8 @@ import { clientAttachmentsFor } from './with-attachments.js';
  *    the outgoing deadline becomes the earlier of the two — and, when the call has no signal, the incoming
  *    `signal`, so cancelling or timing out the incoming call aborts the nested ones. A deadline already passed
  *    rejects at once with `RpcError` `timeout-terminate` (`No time left for making the following call: …`). Then
- *    the call runs inside a consumer `RpcContext` whose `parent` is the current context.
+ *    the call runs inside a consumer `RpcContext` whose `parent` is the current context. Its answer is
+ *    returned as is: a `Result` when the call completed synchronously, else a promise.
  * 4. At top level (no current context) no context is created: the call costs one attachment and two lookups.
  *
  * ```
@@ -46,7 +47,7 @@ import { clientAttachmentsFor } from './with-attachments.js';
  * ```
  */
 export class ConsumerContextFilter extends Filter {
-  invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+  invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     const url = invoker.getUrl();
     const application = url.getParameter('application');
     if (application) invocation.setAttachment(ContextKeys.REMOTE_APPLICATION, application);

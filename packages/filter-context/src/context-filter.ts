@@ -17,7 +17,9 @@ import { ContextKeys } from './context-keys.js';
  * ```
  * Per call it creates one `RpcContext` (`side` `provider`, the provider's invocation and URL, no parent — an
  * in-process caller's context is never linked, as it would not be over a network) and runs the chain in it;
- * everything the implementation awaits inherits it, and concurrent calls never see each other's. When the call
+ * everything the implementation awaits inherits it, and concurrent calls never see each other's. The filter
+ * answers as the rest of the chain does: a call that completes synchronously (a synchronous implementation)
+ * ran entirely inside `RpcContext.run` and its `Result` is returned as is, with no promise. When the call
  * has no deadline but carries Dubbo's `_TO` attachment (remaining ms, also `_to`), the deadline is set from it
  * first (Dubbo's `TimeoutCountDown`). User attachments, without the reserved keys, are read with
  * {@link getServerAttachments}; nested calls pass them on through `consumercontext`. Without this filter
@@ -35,7 +37,7 @@ import { ContextKeys } from './context-keys.js';
  * ```
  */
 export class ContextFilter extends Filter {
-  invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+  invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     if (invocation.deadline === undefined && invocation.hasAttachments()) deadlineFromAttachment(invocation);
     return RpcContext.run(new RpcContext('provider', invocation, invoker.getUrl()), () => invoker.invoke(invocation));
   }

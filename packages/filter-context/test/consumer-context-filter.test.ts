@@ -2,19 +2,19 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import {
   Filter,
+  Invocation,
+  Result,
   RpcContext,
   RpcError,
   RpcErrorCode,
   type CallableProxy,
-  type Invocation,
   type Invoker,
   type ReferOptions,
-  type Result,
   type ServiceDefinition,
 } from '@weft/core';
 import { getClientAttachments, getServerAttachments, withAttachments } from '@weft/filter-context';
 
-import { jitter, Orders, seen, sleep, startApp, Stock, type Seen, type Started } from './support/shop.js';
+import { chainAround, jitter, Orders, seen, sleep, startApp, Stock, STOCK_URLS, StubInvoker, type Seen, type Started } from './support/shop.js';
 
 let started: Started | undefined;
 afterEach(async () => {
@@ -261,7 +261,7 @@ describe('consumercontext (consumer)', () => {
   it('creates a consumer context (parent: the provider context) for nested calls only', async () => {
     const observed: { method: string; context: RpcContext | undefined }[] = [];
     class ProbeFilter extends Filter {
-      invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+      invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
         observed.push({ method: invocation.methodName, context: RpcContext.current() });
         return invoker.invoke(invocation);
       }
@@ -290,6 +290,70 @@ describe('consumercontext (consumer)', () => {
     expect(nested?.parent).toBe(providerContext);
     expect(nested?.getAttachment('remote.application')).toBe('shop');
     expect(getServerAttachments(nested).size).toBe(0);
+  });
+});
+
+describe('consumercontext (consumer), synchronous calls', () => {
+  /** A provider context for an incoming call carrying `attachments` and `deadline`. */
+  function incoming(attachments: Record<string, string>, deadline?: number): RpcContext {
+    const invocation = new Invocation({ methodName: 'place', args: ['apple'], attachments, ...(deadline === undefined ? {} : { deadline }) });
+    return new RpcContext('provider', invocation, STOCK_URLS.provider);
+  }
+
+  it('answers a top-level call with the inner Result itself, creating no context', async () => {
+    started = await startApp();
+    const value = Result.of('reserved');
+    const inner = new StubInvoker(STOCK_URLS.consumer, () => value);
+    const chain = chainAround(started.app, 'consumer', inner);
+    const invocation = new Invocation({ methodName: 'reserve', args: ['apple'] });
+    expect(chain.invoke(invocation)).toBe(value);
+    expect(inner.seenContexts).toEqual([undefined]);
+    expect(invocation.getAttachment('remote.application')).toBe('shop');
+  });
+
+  it('answers a nested call synchronously, run inside a consumer context, with attachments and deadline passed on', async () => {
+    started = await startApp();
+    const failure = Result.ofException(new Error('out of stock'));
+    const inner = new StubInvoker(STOCK_URLS.consumer, () => failure);
+    const chain = chainAround(started.app, 'consumer', inner);
+    const deadline = Date.now() + 5000;
+    const provider = incoming({ traceId: 't1', token: 'secret' }, deadline);
+    const invocation = new Invocation({ methodName: 'reserve', args: ['apple'] });
+    const answer = RpcContext.run(provider, () => chain.invoke(invocation));
+    expect(answer).toBe(failure);
+    expect(RpcContext.current()).toBeUndefined();
+    const nested = inner.seenContexts[0];
+    expect(nested?.side).toBe('consumer');
+    expect(nested?.parent).toBe(provider);
+    expect(nested?.invocation).toBe(invocation);
+    expect(Object.fromEntries(invocation.getAttachments())).toEqual({ traceId: 't1', 'remote.application': 'shop' });
+    expect(invocation.deadline).toBe(deadline);
+  });
+
+  it('still rejects (never throws) when the caller\'s deadline has passed, without calling on', async () => {
+    started = await startApp();
+    const inner = new StubInvoker(STOCK_URLS.consumer, () => Result.of('reserved'));
+    const chain = chainAround(started.app, 'consumer', inner);
+    const answer = RpcContext.run(incoming({}, Date.now() - 1), () => chain.invoke(new Invocation({ methodName: 'reserve', args: ['apple'] })));
+    expect(answer).toBeInstanceOf(Promise);
+    await expect(answer).rejects.toMatchObject({ code: RpcErrorCode.TIMEOUT_TERMINATE });
+    expect(inner.seenContexts).toEqual([]);
+  });
+
+  it('lets a synchronous throw of the inner chain through, and leaves the caller\'s context current', async () => {
+    started = await startApp();
+    const boom = new Error('inner chain threw');
+    const inner = new StubInvoker(STOCK_URLS.consumer, () => {
+      throw boom;
+    });
+    const chain = chainAround(started.app, 'consumer', inner);
+    const provider = incoming({});
+    const after = RpcContext.run(provider, () => {
+      expect(() => chain.invoke(new Invocation({ methodName: 'reserve', args: ['apple'] }))).toThrow(boom);
+      return RpcContext.current();
+    });
+    expect(after).toBe(provider);
+    expect(inner.seenContexts[0]?.parent).toBe(provider);
   });
 });
 

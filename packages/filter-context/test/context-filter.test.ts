@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { RpcContext } from '@weft/core';
+import { Invocation, Protocol, Result, RpcContext, URL, WeftApplication, type Invoker } from '@weft/core';
 import { getServerAttachments, isReservedAttachmentKey } from '@weft/filter-context';
 
-import { jitter, Orders, seen, sleep, startApp, type Seen, type Started } from './support/shop.js';
+import { chainAround, jitter, Orders, seen, sleep, startApp, STOCK_URLS, StubInvoker, type Seen, type Started } from './support/shop.js';
 
 let started: Started | undefined;
 afterEach(async () => {
@@ -126,5 +126,80 @@ describe('context (provider)', () => {
     const orders = await ordersApp({ exportFilter: '-context' });
     const s = (await orders.$call('inspect', [], { attachments: { traceId: 't1' } })) as Seen;
     expect(s).toEqual({ present: false });
+  });
+});
+
+/** A raw consumer invoker of Orders over injvm: the chains the protocol builds, no cluster, no proxy. */
+function rawOrders(app: WeftApplication): Promise<Invoker> {
+  const url = new URL({ protocol: 'injvm', host: '127.0.0.1', path: Orders.name, parameters: { interface: Orders.name, application: 'shop' } });
+  return app.model.getExtensionLoader(Protocol).getExtension('injvm').refer(Orders, url);
+}
+
+describe('context (provider), synchronous calls', () => {
+  it('shows a synchronous implementation the call, and the call answers synchronously end to end', async () => {
+    started = await startApp();
+    const { app } = started;
+    let during: RpcContext | undefined;
+    await app.export(Orders, {
+      place: () => seen(),
+      inspect: () => {
+        during = RpcContext.current();
+        return seen();
+      },
+    });
+    const raw = await rawOrders(app);
+    try {
+      const answer = raw.invoke(new Invocation({ methodName: 'inspect', service: Orders, attachments: { traceId: 't-sync' } }));
+      expect(answer).toBeInstanceOf(Result);
+      // The context lived exactly as long as the synchronous call: nothing leaked into the caller's flow.
+      expect(RpcContext.current()).toBeUndefined();
+      expect((answer as Result).value).toMatchObject({
+        present: true,
+        side: 'provider',
+        methodName: 'inspect',
+        path: 'org.acme.Orders',
+        hasParent: false,
+        remoteApplication: 'shop',
+        server: { traceId: 't-sync' },
+      });
+      expect(during?.side).toBe('provider');
+    } finally {
+      await raw.destroy();
+    }
+  });
+
+  it('answers with the inner Result itself, value or business error, run inside the provider context', async () => {
+    started = await startApp();
+    const value = Result.of('fine');
+    const failure = Result.ofException(new Error('out of stock'));
+    for (const expected of [value, failure]) {
+      const inner = new StubInvoker(STOCK_URLS.provider, () => expected);
+      const chain = chainAround(started.app, 'provider', inner);
+      const invocation = new Invocation({ methodName: 'reserve', args: ['apple'], attachments: { traceId: 't1', _TO: 500 } });
+      const before = Date.now();
+      const answer = chain.invoke(invocation);
+      expect(answer).toBe(expected);
+      expect(RpcContext.current()).toBeUndefined();
+      const context = inner.seenContexts[0];
+      expect(context?.side).toBe('provider');
+      expect(context?.invocation).toBe(invocation);
+      expect(context?.url).toBe(STOCK_URLS.provider);
+      expect(context?.parent).toBeUndefined();
+      expect(getServerAttachments(context)).toEqual(new Map([['traceId', 't1']]));
+      // `_TO` became the deadline before the synchronous call ran.
+      expect(context?.deadline).toBeGreaterThanOrEqual(before + 500);
+    }
+  });
+
+  it('lets a synchronous throw of the inner chain through, and leaves no context behind', async () => {
+    started = await startApp();
+    const boom = new Error('inner chain threw');
+    const inner = new StubInvoker(STOCK_URLS.provider, () => {
+      throw boom;
+    });
+    const chain = chainAround(started.app, 'provider', inner);
+    expect(() => chain.invoke(new Invocation({ methodName: 'reserve', args: ['apple'] }))).toThrow(boom);
+    expect(inner.seenContexts[0]?.side).toBe('provider');
+    expect(RpcContext.current()).toBeUndefined();
   });
 });

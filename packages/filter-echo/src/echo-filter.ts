@@ -8,7 +8,7 @@ import { Filter, Result, RpcError, RpcErrorCode, type Invocation, type Invoker }
  * @example
  * ```ts
  * const answer = await invoker.invoke(new Invocation({ methodName: ECHO_METHOD, args: ['ping'], service: Greeter }));
- * answer.value; // 'ping'
+ * answer.value; // 'ping' (the echo filter answers synchronously: `await` is only needed for other methods)
  * ```
  */
 export const ECHO_METHOD = '$echo';
@@ -22,8 +22,8 @@ export const ECHO_METHOD = '$echo';
  * reachable without paying for the others (timeout watch, limits) — and, as in Dubbo, without a `token` check:
  * it only returns what the caller sent. No URL keys.
  *
- * - `$echo` with exactly one argument resolves with a `Result` whose value is that argument (copied back like
- *   any result).
+ * - `$echo` with exactly one argument answers at once with a completed `Result` (no promise) whose value is
+ *   that argument (copied back like any result).
  * - `$echo` with any other number of arguments rejects with `RpcError` `method-not-found` (Dubbo 11): the
  *   method that exists is `$echo(value)`, and a `$echo` nobody answers ends with that code anyway.
  * - Every other method passes through.
@@ -38,10 +38,10 @@ export const ECHO_METHOD = '$echo';
  */
 export class EchoFilter extends Filter {
   /** Answers `$echo(value)` with `value`; passes every other call on. */
-  invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+  invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     if (invocation.methodName !== ECHO_METHOD) return invoker.invoke(invocation);
     const args = invocation.args;
-    if (args.length === 1) return Promise.resolve(Result.of(args[0]));
+    if (args.length === 1) return Result.of(args[0]);
     const service = invoker.getUrl().getServiceKey() ?? invoker.getUrl().path;
     return Promise.reject(
       new RpcError(

@@ -1,16 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
 
 import {
+  buildFilterChain,
   defineService,
   Filter,
   Invocation,
+  Invoker,
   Protocol,
+  Result,
   RpcError,
   RpcErrorCode,
   URL,
   WeftApplication,
-  type Invoker,
-  type Result,
 } from '@weft/core';
 import { ECHO_METHOD, EchoFilter } from '@weft/filter-echo';
 import { createTestApp, RecordingLogger, type TestApp } from '@weft/test-utils';
@@ -32,7 +33,7 @@ const implementation = {
 
 /** A provider filter (order 0, like most) that refuses every call carrying attachment `deny`. */
 class DenyFilter extends Filter {
-  invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+  invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     if (invocation.hasAttachment('deny')) return Promise.reject(new RpcError(RpcErrorCode.FORBIDDEN, 'denied by test-deny'));
     return invoker.invoke(invocation);
   }
@@ -57,8 +58,8 @@ afterEach(async () => {
   implementationCalls = 0;
 });
 
-async function rejection(call: Promise<unknown>): Promise<RpcError> {
-  const error = await call.then(
+async function rejection(call: Result | Promise<unknown>): Promise<RpcError> {
+  const error = await Promise.resolve(call).then(
     () => undefined,
     (e: unknown) => e,
   );
@@ -149,5 +150,85 @@ describe('$echo', () => {
     const error = await rejection(greeter.$echo('ping'));
     expect(error.code).toBe(RpcErrorCode.METHOD_NOT_FOUND);
     expect(implementationCalls).toBe(0);
+  });
+});
+
+/** Stands for the rest of the provider chain: answers with what `answer` returns (or throws), counting calls. */
+class StubInvoker extends Invoker {
+  calls = 0;
+  constructor(
+    private readonly url: URL,
+    private readonly answer: () => Result | Promise<Result>,
+  ) {
+    super();
+  }
+  getUrl(): URL {
+    return this.url;
+  }
+  invoke(): Result | Promise<Result> {
+    this.calls++;
+    return this.answer();
+  }
+}
+
+/** The provider chain the loader activates (echo, test-deny) around `inner`. */
+function providerChain(app: WeftApplication, inner: Invoker): Invoker {
+  const filters = app.model.getExtensionLoader(Filter);
+  const active = filters.getActivateExtensions(inner.getUrl(), 'service.filter', 'provider');
+  expect(active.map((f) => filters.getExtensionName(f))).toEqual(['echo', 'test-deny']);
+  return buildFilterChain(inner, active, (f) => filters.getExtensionName(f) ?? '?', app.model.logger);
+}
+
+const PROVIDER_URL = URL.parse('injvm://127.0.0.1/org.acme.Greeter?interface=org.acme.Greeter&side=provider');
+
+describe('synchronous answers', () => {
+  it('answers $echo with a completed Result, without a promise, through the whole injvm call', async () => {
+    const { app } = await start();
+    await app.export(Greeter, implementation);
+    const raw = await rawInvoker(app);
+    try {
+      const answer = raw.invoke(new Invocation({ methodName: '$echo', args: [{ n: 1 }], service: Greeter }));
+      expect(answer).toBeInstanceOf(Result);
+      expect((answer as Result).value).toEqual({ n: 1 });
+      // A synchronous implementation answers synchronously too: echo passes the inner answer on as it is.
+      const hello = raw.invoke(new Invocation({ methodName: 'sayHello', args: ['ann'], service: Greeter }));
+      expect(hello).toBeInstanceOf(Result);
+      expect((hello as Result).value).toBe('hello ann');
+      expect(implementationCalls).toBe(1);
+    } finally {
+      await raw.destroy();
+    }
+  });
+
+  it('never calls on for $echo, and passes other calls\' synchronous answers on as they are', async () => {
+    const { app } = await start();
+    const value = Result.of('hello ann');
+    const failure = Result.ofException(new Error('no such person'));
+    for (const expected of [value, failure]) {
+      const inner = new StubInvoker(PROVIDER_URL, () => expected);
+      const chain = providerChain(app, inner);
+      const echo = chain.invoke(new Invocation({ methodName: '$echo', args: ['ping'], service: Greeter }));
+      expect(echo).toBeInstanceOf(Result);
+      expect((echo as Result).value).toBe('ping');
+      expect(inner.calls).toBe(0);
+      expect(chain.invoke(new Invocation({ methodName: 'sayHello', args: ['ann'], service: Greeter }))).toBe(expected);
+      expect(inner.calls).toBe(1);
+    }
+  });
+
+  it('answers $echo even when the rest of the chain would throw synchronously, and lets such a throw through otherwise', async () => {
+    const { app } = await start();
+    const boom = new Error('inner chain threw');
+    const inner = new StubInvoker(PROVIDER_URL, () => {
+      throw boom;
+    });
+    const chain = providerChain(app, inner);
+    expect((chain.invoke(new Invocation({ methodName: '$echo', args: ['ping'], service: Greeter })) as Result).value).toBe('ping');
+    expect(() => chain.invoke(new Invocation({ methodName: 'sayHello', args: ['ann'], service: Greeter }))).toThrow(boom);
+    // A wrong arity is a framework failure: still a rejected promise, never a throw.
+    const wrong = chain.invoke(new Invocation({ methodName: '$echo', args: [], service: Greeter }));
+    expect(wrong).toBeInstanceOf(Promise);
+    expect((await rejection(wrong)).code).toBe(RpcErrorCode.METHOD_NOT_FOUND);
+    expect(inner.calls).toBe(1);
   });
 });

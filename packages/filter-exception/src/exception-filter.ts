@@ -35,7 +35,9 @@ const STANDARD_PROTOTYPES: ReadonlySet<object> = new Set([
  * 5. anything else — an undeclared custom error, a `DOMException`, a thrown string — is logged as a warning with
  *    its stack trace (service, method, caller) and replaced by an `UndeclaredError` whose message is
  *    `<name>: <message>`, without the stack. The result's attachments are kept.
- * If classifying fails (a hostile getter), the error passes as is and the failure is logged.
+ * If classifying fails (a hostile getter), the error passes as is and the failure is logged. A call that
+ * completed synchronously is checked at once and answered synchronously (no promise); a synchronous throw of the
+ * inner chain is a framework failure and passes through untouched, like a rejection.
  *
  * @example
  * ```ts
@@ -52,9 +54,19 @@ export class ExceptionFilter extends Filter {
     super();
   }
 
-  /** Passes the call on, then checks the business error its result carries, if any. */
-  invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
-    return invoker.invoke(invocation).then((result) => (result.hasException() ? this.check(result, invoker.getUrl(), invocation) : result));
+  /**
+   * Passes the call on, then checks the business error its result carries, if any — at once when the call
+   * completed synchronously (the answer is then a `Result` too), else when its promise resolves.
+   */
+  invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
+    const answer = invoker.invoke(invocation);
+    if (answer instanceof Result) return answer.hasException() ? this.check(answer, invoker.getUrl(), invocation) : answer;
+    return this.checkWhenSettled(answer, invoker, invocation);
+  }
+
+  // The closure lives here, not in `invoke`: there it would cost a context allocation on every call.
+  private checkWhenSettled(pending: Promise<Result>, invoker: Invoker, invocation: Invocation): Promise<Result> {
+    return pending.then((result) => (result.hasException() ? this.check(result, invoker.getUrl(), invocation) : result));
   }
 
   private check(result: Result, url: URL, invocation: Invocation): Result {

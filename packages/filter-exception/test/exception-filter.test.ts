@@ -1,14 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
 
 import {
+  buildFilterChain,
   defineService,
   Filter,
+  Invocation,
+  Invoker,
+  Protocol,
   Result,
   RpcError,
   RpcErrorCode,
+  URL,
   WeftApplication,
-  type Invocation,
-  type Invoker,
 } from '@weft/core';
 import { ExceptionFilter, UndeclaredError } from '@weft/filter-exception';
 import { createTestApp, RecordingLogger, type TestApp } from '@weft/test-utils';
@@ -112,7 +115,7 @@ class TagFilter extends Filter {
 
 /** A provider filter inside `exception` that refuses calls with attachment `refuse` (a framework failure). */
 class RefuseFilter extends Filter {
-  invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+  invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     if (invocation.hasAttachment('refuse')) return Promise.reject(new RpcError(RpcErrorCode.LIMIT_EXCEEDED, 'refused by test-refuse'));
     return invoker.invoke(invocation);
   }
@@ -317,5 +320,108 @@ describe('undeclared errors', () => {
     expect(await copying.charge('fine')).toBe('charged (fine)');
     expect(observed?.hasException()).toBe(false);
     expect(logger.of('warn')).toEqual([]);
+  });
+});
+
+/** The test filters left out: the provider chain is then `exception` alone, synchronous all the way. */
+const ONLY_EXCEPTION = '-test-probe,-test-tag,-test-refuse';
+
+/** Stands for the rest of the provider chain: answers with what `answer` returns (or throws). */
+class StubInvoker extends Invoker {
+  constructor(
+    private readonly url: URL,
+    private readonly answer: () => Result | Promise<Result>,
+  ) {
+    super();
+  }
+  getUrl(): URL {
+    return this.url;
+  }
+  invoke(): Result | Promise<Result> {
+    return this.answer();
+  }
+}
+
+describe('synchronous calls', () => {
+  const providerUrl = URL.parse(`injvm://127.0.0.1/org.acme.Payments?interface=org.acme.Payments&side=provider&service.filter=${ONLY_EXCEPTION}`);
+  const charge = () => new Invocation({ methodName: 'charge', args: ['x'], service: Payments, attachments: { 'remote.application': 'shop' } });
+
+  /** The provider chain the loader activates (only `exception`) around a stub of the rest. */
+  function chain(app: WeftApplication, answer: () => Result | Promise<Result>): Invoker {
+    const filters = app.model.getExtensionLoader(Filter);
+    const active = filters.getActivateExtensions(providerUrl, 'service.filter', 'provider');
+    expect(active.map((f) => filters.getExtensionName(f))).toEqual(['exception']);
+    return buildFilterChain(new StubInvoker(providerUrl, answer), active, (f) => filters.getExtensionName(f) ?? '?', app.model.logger);
+  }
+
+  it('wrap an undeclared error of a synchronous implementation at once: the whole injvm call answers synchronously', async () => {
+    const { app, logger } = await start();
+    await app.export(Payments, implementation, { filter: ONLY_EXCEPTION });
+    const url = new URL({ protocol: 'injvm', host: '127.0.0.1', path: Payments.name, parameters: { interface: Payments.name, copy: 'false' } });
+    const raw = await app.model.getExtensionLoader(Protocol).getExtension('injvm').refer(Payments, url);
+    try {
+      const undeclared = raw.invoke(new Invocation({ methodName: 'charge', args: ['undeclared'], service: Payments }));
+      expect(undeclared).toBeInstanceOf(Result);
+      expect((undeclared as Result).exception).toBeInstanceOf(UndeclaredError);
+      expect(((undeclared as Result).exception as UndeclaredError).cause).toBe(thrown);
+      expect((undeclared as Result).exception).toMatchObject({ message: 'StockDbError: pool exhausted' });
+      expect(logger.of('warn')).toHaveLength(1);
+
+      const declared = raw.invoke(new Invocation({ methodName: 'charge', args: ['declared'], service: Payments }));
+      expect(declared).toBeInstanceOf(Result);
+      expect((declared as Result).exception).toBe(thrown);
+
+      const value = raw.invoke(new Invocation({ methodName: 'charge', args: ['fine'], service: Payments }));
+      expect(value).toBeInstanceOf(Result);
+      expect((value as Result).value).toBe('charged (fine)');
+      expect(logger.of('warn')).toHaveLength(1);
+    } finally {
+      await raw.destroy();
+    }
+  });
+
+  it('answer a synchronous value or declared error with the very Result, and a synchronous undeclared one with a wrapped Result', async () => {
+    const { app, logger } = await start();
+    const value = Result.of('charged');
+    expect(chain(app, () => value).invoke(charge())).toBe(value);
+    const declared = Result.ofException(new InsufficientFunds('balance too low'));
+    expect(chain(app, () => declared).invoke(charge())).toBe(declared);
+    expect(logger.of('warn')).toEqual([]);
+
+    const original = new StorageError('disk full', '/var/secret/db');
+    const undeclared = Result.ofException(original).setAttachment('served-by', 'node-7');
+    const answer = chain(app, () => undeclared).invoke(charge());
+    expect(answer).toBeInstanceOf(Result);
+    const replaced = answer as Result;
+    expect(replaced).not.toBe(undeclared);
+    expect(replaced.exception).toBeInstanceOf(UndeclaredError);
+    expect(replaced.exception).toMatchObject({ message: 'StorageError: disk full', originalName: 'StorageError', cause: original });
+    expect(replaced.getAttachment('served-by')).toBe('node-7');
+    expect(logger.messages.filter((m) => m.level === 'warn')).toEqual([
+      expect.objectContaining({
+        message: expect.stringContaining('Undeclared error from org.acme.Payments.charge() called by shop: StorageError: disk full'),
+        error: original,
+      }),
+    ]);
+  });
+
+  it('leave a synchronous throw of the inner chain alone: a framework failure, never wrapped', async () => {
+    const { app, logger } = await start();
+    const boom = new StockDbError('inner chain threw');
+    expect(() =>
+      chain(app, () => {
+        throw boom;
+      }).invoke(charge()),
+    ).toThrow(boom);
+    expect(logger.of('warn')).toEqual([]);
+  });
+
+  it('keep checking a pending call when it resolves, and leave its rejection alone', async () => {
+    const { app } = await start();
+    const pending = chain(app, () => Promise.resolve(Result.ofException(new StockDbError('later')))).invoke(charge());
+    expect(pending).toBeInstanceOf(Promise);
+    expect((await pending).exception).toBeInstanceOf(UndeclaredError);
+    const refused = new RpcError(RpcErrorCode.LIMIT_EXCEEDED, 'refused');
+    await expect(Promise.resolve(chain(app, () => Promise.reject(refused)).invoke(charge()))).rejects.toBe(refused);
   });
 });

@@ -1,20 +1,21 @@
-import { Filter, RpcError, RpcErrorCode, RpcStatusRegistry, type Invocation, type Invoker, type Result, type URL } from '@weft/core';
+import { Filter, Result, RpcError, RpcErrorCode, RpcStatusRegistry, type Invocation, type Invoker, type URL } from '@weft/core';
 import { Inject } from '@weft/core/spi';
 
 /**
- * One admitted execution: ends its count exactly once, whichever way the call ends.
+ * One admitted execution still pending: ends its count exactly once, whichever way its promise settles.
  *
  * @remarks The "counted" state lives here, one object per pass through the filter (a cluster retry of the same
- * invocation is a new pass): it is never inferred from the error a call fails with.
+ * invocation is a new pass): it is never inferred from the error a call fails with. A pass that ends
+ * synchronously (a completed `Result` or a throw) needs no such object: it is counted out on the spot.
  */
 class Execution {
   private counted = true;
-  private readonly start = performance.now();
 
   constructor(
     private readonly statuses: RpcStatusRegistry,
     private readonly url: URL,
     private readonly method: string,
+    private readonly start: number,
   ) {}
 
   /** Counts the execution out; later calls do nothing. */
@@ -46,9 +47,10 @@ class Execution {
  * The count is released **exactly once on every path**: a result (also one carrying a business error: counted
  * as succeeded, as Dubbo), a rejection (framework error, including a limit-exceeded error of an inner limiter
  * such as `tps` — Dubbo leaks the count there, §8.11), and a synchronous throw of an inner filter or the
- * invoker (rethrown as is). An execution whose consumer timed out or aborted still runs here, so it is counted
- * until the implementation returns. A refused call **rejects** with `RpcError` `limit-exceeded` naming the
- * service, method and limit; nothing is counted for it.
+ * invoker (rethrown as is). A call the inner chain completed synchronously (it answered with a `Result`) is
+ * counted out at once and answered synchronously, with no promise. An execution whose consumer timed out or
+ * aborted still runs here, so it is counted until the implementation returns. A refused call **rejects** with
+ * `RpcError` `limit-exceeded` naming the service, method and limit; nothing is counted for it.
  *
  * @example
  * ```ts
@@ -61,22 +63,34 @@ export class ExecuteLimitFilter extends Filter {
     super();
   }
 
-  /** Counts the call in (or rejects with `limit-exceeded` when the method is full), continues, counts it out once. */
-  invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+  /**
+   * Counts the call in (or rejects with `limit-exceeded` when the method is full), continues, counts it out once.
+   * A call the inner chain completed synchronously is counted out at once and answered synchronously.
+   */
+  invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     const url = invoker.getUrl();
     const method = invocation.methodName;
     const max = url.getMethodParameter(method, 'executes', 0);
     if (!this.statuses.beginCount(url, method, max)) return Promise.reject(this.exceeded(url, method, max));
-    const execution = new Execution(this.statuses, url, method);
-    let pending: Promise<Result>;
+    const start = performance.now();
+    let answer: Result | Promise<Result>;
     try {
-      pending = invoker.invoke(invocation);
-      // A sloppy inner invoker answering with a bare Result (or a foreign thenable) is still awaited.
-      if (!(pending instanceof Promise)) pending = Promise.resolve(pending);
+      answer = invoker.invoke(invocation);
     } catch (error) {
-      execution.end(false);
+      this.statuses.endCount(url, method, performance.now() - start, false);
       throw error;
     }
+    // Completed (a value or a business error, counted as succeeded): counted out now, no promise, no closure.
+    if (answer instanceof Result) {
+      this.statuses.endCount(url, method, performance.now() - start, true);
+      return answer;
+    }
+    // A sloppy inner invoker answering with a foreign thenable is still awaited.
+    return this.countOut(answer instanceof Promise ? answer : Promise.resolve(answer), new Execution(this.statuses, url, method, start));
+  }
+
+  /** Counts a pending call out once it settles (closures only here: in `invoke` they would cost a context per call). */
+  private countOut(pending: Promise<Result>, execution: Execution): Promise<Result> {
     return pending.then(
       (result) => {
         execution.end(true);

@@ -1,7 +1,8 @@
 // The `executelimit` filter inside real provider chains built by the loader (injvm export + refer): activation
 // from the manifest, the limit and its error, and the exactly-once release of the count on every path —
 // result, business error, rejection, synchronous throw, inner limiter refusal (§8.11), consumer timeout and
-// abort — checked against RpcStatusRegistry after thousands of chaotic calls (dubbo-semantics.md §5.4).
+// abort — checked against RpcStatusRegistry after thousands of chaotic calls (dubbo-semantics.md §5.4); and the
+// synchronous path: an inner chain that completes synchronously is answered synchronously, counted out at once.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import {
@@ -51,13 +52,28 @@ async function execute(method: string, mode: string, delay: number): Promise<str
   }
 }
 
+/** A synchronous execution (modes `now`, `now-biz`): the call completes without a promise on the provider. */
+function executeNow(method: string, mode: string): string {
+  const now = (executions.inFlight.get(method) ?? 0) + 1;
+  executions.inFlight.set(method, now);
+  executions.peak.set(method, Math.max(executions.peak.get(method) ?? 0, now));
+  try {
+    if (mode === 'now-biz') throw new BusinessError('failed synchronously on purpose');
+    return `${mode} done`;
+  } finally {
+    executions.inFlight.set(method, (executions.inFlight.get(method) ?? 0) - 1);
+  }
+}
+
 const impl = {
   work: (mode: string, delay: number) => {
+    if (mode === 'now' || mode === 'now-biz') return executeNow('work', mode);
     const running = execute('work', mode, delay);
     executions.settled.push(running.catch(() => undefined));
     return running;
   },
   other: (mode: string, delay: number) => {
+    if (mode === 'now' || mode === 'now-biz') return executeNow('other', mode);
     const running = execute('other', mode, delay);
     executions.settled.push(running.catch(() => undefined));
     return running;
@@ -72,7 +88,7 @@ let admittedPasses = 0;
  * synchronously, rejecting, or refusing like another limiter would (limit-exceeded, sync or async).
  */
 class ChaosFilter extends Filter {
-  invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+  invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     admittedPasses++;
     switch (invocation.getAttachment('mode')) {
       case 'sync-throw':
@@ -86,7 +102,7 @@ class ChaosFilter extends Filter {
       case 'sync-inner-limit':
         throw new RpcError(RpcErrorCode.LIMIT_EXCEEDED, 'an inner limiter refused the call, synchronously');
       case 'bare-result':
-        return Result.of('answered without a promise') as unknown as Promise<Result>;
+        return Result.of('answered without a promise');
       default:
         return invoker.invoke(invocation);
     }
@@ -280,8 +296,8 @@ describe('exactly-once release', () => {
       getUrl(): URL {
         return url;
       }
-      invoke(invocation: Invocation): Promise<Result> {
-        if (invocation.methodName === 'bare') return Result.of('bare') as unknown as Promise<Result>;
+      invoke(invocation: Invocation): Result | Promise<Result> {
+        if (invocation.methodName === 'bare') return Result.of('bare');
         throw boom;
       }
     }
@@ -308,7 +324,7 @@ describe('exactly-once release', () => {
       seed ^= seed << 5;
       return (seed >>> 0) / 0x100000000;
     };
-    const modes = ['ok', 'ok', 'ok', 'biz', 'reject', 'inner-limit', 'sync-inner-limit', 'sync-throw', 'sync-throw-plain', 'slow', 'abort', 'abort-early'];
+    const modes = ['ok', 'ok', 'ok', 'biz', 'now', 'now-biz', 'bare-result', 'reject', 'inner-limit', 'sync-inner-limit', 'sync-throw', 'sync-throw-plain', 'slow', 'abort', 'abort-early'];
     const seen = new Map<string, number>();
     const calls: Promise<void>[] = [];
     const total = 3000;
@@ -351,5 +367,110 @@ describe('exactly-once release', () => {
     expect(work.total + other.total).toBe(admittedPasses);
     expect(statuses.getStatus(url).total).toBe(admittedPasses);
     expect(admittedPasses).toBeGreaterThan(400);
+  });
+});
+
+describe('the synchronous path (an inner chain that completes without a promise)', () => {
+  const url = URL.parse('injvm://127.0.0.1/org.acme.Worker?interface=org.acme.Worker&side=provider&executes=1');
+
+  /** An invoker answering as its `answer` says: a completed Result, a throw, or a promise parked until released. */
+  class ScriptedInvoker extends Invoker {
+    answer: () => Result | Promise<Result> = () => Result.of('now');
+    getUrl(): URL {
+      return url;
+    }
+    invoke(): Result | Promise<Result> {
+      return this.answer();
+    }
+  }
+
+  function chainAround(invoker: Invoker): Invoker {
+    const filters = app.model.getExtensionLoader(Filter);
+    const selected = filters.getActivateExtensions(url, 'service.filter', 'provider');
+    expect(selected.map((f) => filters.getExtensionName(f))).toEqual(['executelimit']);
+    return buildFilterChain(invoker, selected, (f) => filters.getExtensionName(f) ?? '?', app.model.logger);
+  }
+
+  it('a completed Result is answered synchronously and counted out (as succeeded) before the answer returns', () => {
+    const inner = new ScriptedInvoker();
+    const chain = chainAround(inner);
+    for (let i = 0; i < 3; i++) {
+      let activeInside = -1;
+      inner.answer = () => {
+        activeInside = statuses.getMethodStatus(url, 'work').active;
+        return Result.of(`value ${i}`);
+      };
+      const answer = chain.invoke(new Invocation({ methodName: 'work' }));
+      expect(answer).toBeInstanceOf(Result);
+      expect((answer as Result).value).toBe(`value ${i}`);
+      expect(activeInside).toBe(1); // counted in while the inner chain ran
+      expectAllCountedOut(url, 'work'); // and out already, with no promise to wait for
+    }
+    const status = statuses.getMethodStatus(url, 'work');
+    expect([status.total, status.failed]).toEqual([3, 0]);
+  });
+
+  it('a completed Result carrying a business error is answered synchronously, counted as succeeded (as Dubbo)', () => {
+    const inner = new ScriptedInvoker();
+    const chain = chainAround(inner);
+    const error = new BusinessError('sync business error');
+    inner.answer = () => Result.ofException(error);
+    for (let i = 0; i < 3; i++) {
+      const answer = chain.invoke(new Invocation({ methodName: 'work' }));
+      expect(answer).toBeInstanceOf(Result);
+      expect((answer as Result).exception).toBe(error);
+      expectAllCountedOut(url, 'work');
+    }
+    const status = statuses.getMethodStatus(url, 'work');
+    expect([status.total, status.failed]).toEqual([3, 0]);
+  });
+
+  it('a synchronous throw is rethrown as is and counted out (as failed) before it propagates', () => {
+    const inner = new ScriptedInvoker();
+    const chain = chainAround(inner);
+    const boom = new RpcError(RpcErrorCode.NETWORK, 'inner threw synchronously');
+    inner.answer = () => {
+      throw boom;
+    };
+    for (let i = 0; i < 3; i++) {
+      expect(() => chain.invoke(new Invocation({ methodName: 'work' }))).toThrow(boom);
+      expectAllCountedOut(url, 'work');
+    }
+    const status = statuses.getMethodStatus(url, 'work');
+    expect([status.total, status.failed]).toEqual([3, 3]);
+  });
+
+  it('the limit still holds: a pending call keeps the slot, a synchronous one is refused, then admitted once it is free', async () => {
+    const inner = new ScriptedInvoker();
+    const chain = chainAround(inner);
+    let release: (result: Result) => void = () => undefined;
+    inner.answer = () => new Promise<Result>((resolve) => (release = resolve));
+    const pending = chain.invoke(new Invocation({ methodName: 'work' }));
+    expect(pending).toBeInstanceOf(Promise);
+    expect(statuses.getMethodStatus(url, 'work').active).toBe(1);
+    inner.answer = () => Result.of('now');
+    const refused = chain.invoke(new Invocation({ methodName: 'work' }));
+    expect(refused).toBeInstanceOf(Promise); // a refusal is a framework failure: a rejection
+    await expect(Promise.resolve(refused)).rejects.toMatchObject({ code: RpcErrorCode.LIMIT_EXCEEDED });
+    expect(statuses.getMethodStatus(url, 'work').active).toBe(1);
+    release(Result.of('later'));
+    expect((await pending).value).toBe('later');
+    expectAllCountedOut(url, 'work');
+    const admitted = chain.invoke(new Invocation({ methodName: 'work' }));
+    expect(admitted).toBeInstanceOf(Result);
+    expectAllCountedOut(url, 'work');
+    const status = statuses.getMethodStatus(url, 'work');
+    expect([status.total, status.failed]).toEqual([2, 0]); // the refused call was never counted
+  });
+
+  it('a synchronous implementation behind injvm: each call frees its slot at once, so executes=1 admits them all', async () => {
+    const { url: provider, worker } = await serve({ parameters: { executes: 1 } });
+    const results = await Promise.all(Array.from({ length: 20 }, () => outcome(worker.work('now', 0))));
+    expect(results.map(codeOf)).toEqual(Array.from({ length: 20 }, () => 'ok'));
+    expect(codeOf(await outcome(worker.work('now-biz', 0)))).toBe('BusinessError');
+    expectAllCountedOut(provider, 'work');
+    const status = statuses.getMethodStatus(provider, 'work');
+    expect([status.total, status.failed]).toEqual([21, 0]);
+    expect(executions.peak.get('work')).toBe(1);
   });
 });

@@ -1,4 +1,4 @@
-import { Filter, Logger, RpcError, RpcErrorCode, type Invocation, type Invoker, type Result, type URL } from '@weft/core';
+import { Filter, Logger, Result, RpcError, RpcErrorCode, type Invocation, type Invoker, type URL } from '@weft/core';
 import { DeadlineWheel, Inject, safeLog } from '@weft/core/spi';
 
 /**
@@ -45,7 +45,11 @@ type Bound = 'provider timeout' | 'consumer deadline';
  * A call whose consumer deadline has already passed when it reaches the filter is rejected with `RpcError`
  * `timeout-terminate` (Dubbo's `TIMEOUT_TERMINATE`, 8) without calling the rest of the chain.
  *
- * A call with neither a provider timeout nor a consumer deadline passes straight through. Deadlines are checked
+ * A call with neither a provider timeout nor a consumer deadline passes straight through. A call the inner
+ * chain completes synchronously (it answers with a `Result`: a synchronous implementation) could not be
+ * interrupted, so its elapsed time is checked as it returns: in time, its `Result` is answered synchronously —
+ * no promise, no wheel entry; at or past the deadline, the late answer is dropped exactly as above (signal
+ * aborted, warning, `timeout` rejection). A synchronous throw is rethrown as is. Pending calls are checked
  * on one `DeadlineWheel` per filter instance (one per application) with a 10 ms tick: no timer per call (a
  * call that settles in time costs one entry added and removed), the wheel's single timer is unref'd, runs only
  * while calls are pending, and is released by `destroy()` (after which calls pass through unwatched). A timeout
@@ -78,9 +82,10 @@ export class TimeoutFilter extends Filter {
 
   /**
    * Runs the rest of the chain within the call's budget: rejects with `timeout` when it runs out, with
-   * `timeout-terminate` when it ran out before the call arrived.
+   * `timeout-terminate` when it ran out before the call arrived. A call the inner chain completed synchronously
+   * is answered synchronously when it completed in time.
    */
-  invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+  invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     const upstream = invocation.deadline;
     const url = invoker.getUrl();
     const timeout = this.timeoutOf(url, invocation.methodName);
@@ -103,34 +108,26 @@ export class TimeoutFilter extends Filter {
     invocation.enableAbort();
     invocation.deadline = deadline;
 
+    // A synchronous throw stays synchronous (the chain reports it to every outer filter's onError): nothing to undo.
+    const answer = invoker.invoke(invocation);
+    if (answer instanceof Result) {
+      // Completed synchronously: the wheel could not have fired meanwhile (the thread was busy), so the elapsed
+      // time decides — in time: answered as is, no promise, no wheel entry; late: the same timeout as the wheel's.
+      if (Date.now() < deadline) return answer;
+      return Promise.reject(this.timedOut(url, invocation, arrived, deadline, bound));
+    }
+    return this.watch(answer, url, invocation, arrived, deadline, bound);
+  }
+
+  /** Races a pending call against its deadline on the wheel: the first to come settles the caller's promise. */
+  private watch(pending: PromiseLike<Result>, url: URL, invocation: Invocation, arrived: number, deadline: number, bound: Bound): Promise<Result> {
     let resolve!: (result: Result) => void;
     let reject!: (error: unknown) => void;
     const outcome = new Promise<Result>((res, rej) => {
       resolve = res;
       reject = rej;
     });
-    const entry = this.wheel.add(deadline, () => {
-      const elapsed = Date.now() - arrived;
-      const budget = deadline - arrived;
-      const where = `${serviceOf(url)}.${invocation.methodName}()`;
-      safeLog(
-        this.logger,
-        'warn',
-        `invoke timed out: service ${serviceOf(url)}, method ${invocation.methodName}, elapsed ${elapsed} ms ` +
-          `(budget ${budget} ms, ${bound}); the implementation's signal was aborted and the call failed with "timeout".`,
-      );
-      invocation.abort(new DOMException(`${where} exceeded its ${bound} of ${budget} ms.`, 'TimeoutError'));
-      reject(new RpcError(RpcErrorCode.TIMEOUT, `Provider gave up on ${where} after ${elapsed} ms: it exceeded its ${bound} of ${budget} ms.`));
-    });
-
-    let pending: Promise<Result>;
-    try {
-      pending = invoker.invoke(invocation);
-    } catch (error) {
-      // A synchronous throw stays synchronous (the chain reports it to every outer filter's onError).
-      entry.cancel();
-      throw error;
-    }
+    const entry = this.wheel.add(deadline, () => reject(this.timedOut(url, invocation, arrived, deadline, bound)));
     pending.then(
       (result) => {
         if (entry.settled) return; // expired: the caller already got its timeout
@@ -144,6 +141,21 @@ export class TimeoutFilter extends Filter {
       },
     );
     return outcome;
+  }
+
+  /** The budget ran out: logs the warning, aborts the implementation's signal, and returns the `timeout` error. */
+  private timedOut(url: URL, invocation: Invocation, arrived: number, deadline: number, bound: Bound): RpcError {
+    const elapsed = Date.now() - arrived;
+    const budget = deadline - arrived;
+    const where = `${serviceOf(url)}.${invocation.methodName}()`;
+    safeLog(
+      this.logger,
+      'warn',
+      `invoke timed out: service ${serviceOf(url)}, method ${invocation.methodName}, elapsed ${elapsed} ms ` +
+        `(budget ${budget} ms, ${bound}); the implementation's signal was aborted and the call failed with "timeout".`,
+    );
+    invocation.abort(new DOMException(`${where} exceeded its ${bound} of ${budget} ms.`, 'TimeoutError'));
+    return new RpcError(RpcErrorCode.TIMEOUT, `Provider gave up on ${where} after ${elapsed} ms: it exceeded its ${bound} of ${budget} ms.`);
   }
 
   /** Stops the deadline wheel's timer; calls still in flight are no longer watched. */

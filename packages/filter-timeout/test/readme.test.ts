@@ -19,7 +19,7 @@ const region = (name: string): string => sourceRegion(thisFile, name);
 
 /** Stands in for @weft/filter-context (which this package's tests do not install): sets RpcContext.current(). */
 class TestContextFilter extends Filter {
-  invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+  invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     return RpcContext.run(new RpcContext('provider', invocation, invoker.getUrl()), () => invoker.invoke(invocation));
   }
 }

@@ -1,15 +1,17 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import {
+  buildFilterChain,
   defineService,
   Filter,
+  Invocation,
+  Invoker,
+  Result,
   RpcContext,
   RpcError,
   RpcErrorCode,
+  URL,
   WeftApplication,
-  type Invocation,
-  type Invoker,
-  type Result,
 } from '@weft/core';
 import { DEFAULT_PROVIDER_TIMEOUT, TimeoutFilter } from '@weft/filter-timeout';
 import { createTestApp, RecordingLogger, type TestApp } from '@weft/test-utils';
@@ -72,7 +74,7 @@ const implementation = {
 
 /** A minimal provider context filter (what @weft/filter-context does): makes RpcContext.current() work. */
 class TestContextFilter extends Filter {
-  invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+  invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     return RpcContext.run(new RpcContext('provider', invocation, invoker.getUrl()), () => invoker.invoke(invocation));
   }
 }
@@ -332,5 +334,133 @@ describe('timers', () => {
     expect(cleared.has(ours[0])).toBe(true);
     expect(filter.watched).toBe(0);
     expect(await call).toBe('finished'); // the call itself still completes
+  });
+});
+
+describe('synchronous answers (an inner chain that completes without a promise)', () => {
+  /** Blocks the thread for `ms`, as a synchronous implementation doing heavy work does: no timer can fire. */
+  function busy(ms: number): void {
+    const until = Date.now() + ms;
+    while (Date.now() < until) {
+      // spin
+    }
+  }
+
+  /** An invoker answering as its `answer` says, synchronously; it records the invocation it got. */
+  class SyncInvoker extends Invoker {
+    seen: Invocation | undefined;
+    constructor(
+      private readonly url: URL,
+      private readonly answer: () => Result,
+    ) {
+      super();
+    }
+    getUrl(): URL {
+      return this.url;
+    }
+    invoke(invocation: Invocation): Result | Promise<Result> {
+      this.seen = invocation;
+      return this.answer();
+    }
+  }
+
+  async function chainAround(answer: () => Result, timeout = 50) {
+    const { app, logger, filters } = await start();
+    const filter = filters.getExtension('timeout') as TimeoutFilter;
+    const url = URL.parse(`injvm://127.0.0.1/org.acme.Reports?interface=org.acme.Reports&side=provider&timeout=${timeout}`);
+    const invoker = new SyncInvoker(url, answer);
+    const chain = buildFilterChain(invoker, [filter], () => 'timeout', app.model.logger);
+    return { chain, invoker, filter, logger };
+  }
+
+  it('a completed Result in time is answered synchronously: no promise, no wheel entry, no warning', async () => {
+    const { chain, invoker, filter, logger } = await chainAround(() => Result.of('done'));
+    for (let i = 0; i < 3; i++) {
+      const before = Date.now();
+      const answer = chain.invoke(new Invocation({ methodName: 'fast' }));
+      expect(answer).toBeInstanceOf(Result);
+      expect((answer as Result).value).toBe('done');
+      expect(filter.watched).toBe(0);
+      // The inner chain still saw the budget: the effective deadline and an abortable, live signal.
+      expect(invoker.seen?.deadline).toBeGreaterThanOrEqual(before + 50);
+      expect(invoker.seen?.signal?.aborted).toBe(false);
+    }
+    expect(logger.of('warn')).toEqual([]);
+  });
+
+  it('a completed Result carrying a business error in time is answered synchronously, as is', async () => {
+    const error = new TypeError('business failure');
+    const { chain, filter, logger } = await chainAround(() => Result.ofException(error));
+    const answer = chain.invoke(new Invocation({ methodName: 'fast' }));
+    expect(answer).toBeInstanceOf(Result);
+    expect((answer as Result).exception).toBe(error);
+    expect(filter.watched).toBe(0);
+    expect(logger.of('warn')).toEqual([]);
+  });
+
+  it('a synchronous throw is rethrown synchronously, as is, with nothing left on the wheel', async () => {
+    const boom = new RpcError(RpcErrorCode.NETWORK, 'inner threw synchronously');
+    const { chain, filter, logger } = await chainAround(() => {
+      throw boom;
+    });
+    expect(() => chain.invoke(new Invocation({ methodName: 'fast' }))).toThrow(boom);
+    expect(filter.watched).toBe(0);
+    expect(logger.of('warn')).toEqual([]);
+  });
+
+  it('a Result completed after the provider timeout is dropped: rejected with timeout, signal aborted, one warning', async () => {
+    const { chain, invoker, filter, logger } = await chainAround(() => {
+      busy(40);
+      return Result.of('too late');
+    }, 20);
+    const answer = chain.invoke(new Invocation({ methodName: 'fast' }));
+    expect(answer).toBeInstanceOf(Promise);
+    const error = await Promise.resolve(answer).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(RpcError);
+    expect((error as RpcError).code).toBe(RpcErrorCode.TIMEOUT);
+    expect((error as RpcError).message).toMatch(/^Provider gave up on org\.acme\.Reports\.fast\(\) after \d+ ms: it exceeded its provider timeout of 20 ms\.$/);
+    expect(invoker.seen?.signal?.aborted).toBe(true);
+    expect((invoker.seen?.signal?.reason as DOMException).name).toBe('TimeoutError');
+    expect(filter.watched).toBe(0);
+    const warnings = logger.of('warn');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^invoke timed out: service org\.acme\.Reports, method fast, elapsed (\d+) ms \(budget 20 ms, provider timeout\)/);
+    expect(Number(/elapsed (\d+) ms/.exec(warnings[0] as string)?.[1])).toBeGreaterThanOrEqual(40);
+  });
+
+  it('a late Result carrying a business error, past the consumer deadline, is dropped the same way', async () => {
+    const { chain, logger } = await chainAround(() => {
+      busy(30);
+      return Result.ofException(new TypeError('late business failure'));
+    }, 5000);
+    const answer = chain.invoke(new Invocation({ methodName: 'fast', deadline: Date.now() + 15 }));
+    await expect(Promise.resolve(answer)).rejects.toMatchObject({ code: RpcErrorCode.TIMEOUT });
+    expect(logger.of('warn')).toEqual([expect.stringMatching(/^invoke timed out: service org\.acme\.Reports, method fast, elapsed \d+ ms \(budget \d+ ms, consumer deadline\)/)]);
+  });
+
+  it('a synchronous implementation behind injvm: answered in time without touching the wheel, or failed with timeout when it overran', async () => {
+    const Busy = defineService('org.acme.Busy', { work: { args: [Number], returns: String } });
+    const { app, logger, filters } = await start();
+    const filter = filters.getExtension('timeout') as TimeoutFilter;
+    /** Calls the wheel watched while the implementation ran: a synchronous call is never put on it. */
+    const watchedInside: number[] = [];
+    const work = (ms: number) => {
+      watchedInside.push(filter.watched);
+      busy(ms);
+      return `worked ${ms} ms`;
+    };
+    await app.export(Busy, { work }, { timeout: 100 });
+    const busyRef = await app.refer(Busy, { retries: 0, timeout: 5000 });
+    for (let i = 0; i < 5; i++) expect(await busyRef.work(0)).toBe('worked 0 ms');
+    expect(watchedInside).toEqual([0, 0, 0, 0, 0]);
+    expect(logger.of('warn')).toEqual([]);
+    const error = await rejection(busyRef.work(150));
+    expect(error.code).toBe(RpcErrorCode.TIMEOUT);
+    expect(error.message).toMatch(/Provider gave up on org\.acme\.Busy\.work\(\) after \d+ ms: it exceeded its provider timeout of 100 ms\.$/);
+    expect(logger.of('warn')).toEqual([expect.stringMatching(/^invoke timed out: service org\.acme\.Busy, method work, elapsed \d+ ms \(budget 100 ms, provider timeout\)/)]);
+    expect(filter.watched).toBe(0);
   });
 });

@@ -31,7 +31,8 @@ export const TOKEN_KEY = 'token';
  * `constantTimeEqual` does, without allocating per call). Otherwise the call rejects with `RpcError` `forbidden`
  * naming the service, the method and the caller (attachments `remote.application` and `remote.address`, when
  * present) — never either token. A call that passes continues with the `token` attachment removed, so the implementation (and anything
- * reading the call's attachments, like `RpcContext`) never sees the secret.
+ * reading the call's attachments, like `RpcContext`) never sees the secret; the filter answers with the rest of
+ * the chain's answer as is (a `Result` when the call completed synchronously), adding no promise.
  *
  * @example
  * ```ts
@@ -45,7 +46,7 @@ export class TokenFilter extends Filter {
   private readonly tokens = new WeakMap<URL, SecretMatcher | null>();
 
   /** Checks the call's token against the provider URL's, then passes the call on without it. */
-  invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+  invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     const url = invoker.getUrl();
     const expected = this.tokenOf(url);
     if (expected === null) return invoker.invoke(invocation);

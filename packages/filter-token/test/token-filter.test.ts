@@ -1,6 +1,18 @@
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { defineService, Filter, RpcError, RpcErrorCode, WeftApplication, type Invocation, type Invoker, type Result } from '@weft/core';
+import {
+  buildFilterChain,
+  defineService,
+  Filter,
+  Invocation,
+  Invoker,
+  Protocol,
+  Result,
+  RpcError,
+  RpcErrorCode,
+  URL,
+  WeftApplication,
+} from '@weft/core';
 import { constantTimeEqual, TOKEN_KEY, TokenFilter } from '@weft/filter-token';
 import { createTestApp, RecordingLogger, type TestApp } from '@weft/test-utils';
 
@@ -21,7 +33,7 @@ const implementation = {
 
 /** A provider filter outside `token` that drops the token of calls carrying attachment `strip`. */
 class StripFilter extends Filter {
-  invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+  invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     if (invocation.hasAttachment('strip')) invocation.removeAttachment(TOKEN_KEY);
     return invoker.invoke(invocation);
   }
@@ -31,7 +43,7 @@ class StripFilter extends Filter {
 const inside: ReadonlyMap<string, unknown>[] = [];
 
 class InsideFilter extends Filter {
-  invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+  invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     inside.push(new Map(invocation.getAttachments()));
     return invoker.invoke(invocation);
   }
@@ -58,8 +70,8 @@ afterEach(async () => {
   inside.length = 0;
 });
 
-async function rejection(call: Promise<unknown>): Promise<RpcError> {
-  const error = await call.then(
+async function rejection(call: Result | Promise<unknown>): Promise<RpcError> {
+  const error = await Promise.resolve(call).then(
     () => undefined,
     (e: unknown) => e,
   );
@@ -180,6 +192,87 @@ describe('token check', () => {
     const vault = await app.refer(Vault, { retries: 0 });
     expect(await vault.$call('open', ['a'], { attachments: { token: 'anything' } })).toBe('opened a');
     expect(await vault.$call('open', ['b'], { attachments: { strip: true } })).toBe('opened b');
+  });
+});
+
+/** Stands for the rest of the provider chain: answers with what `answer` returns (or throws), recording calls. */
+class StubInvoker extends Invoker {
+  readonly reached: Invocation[] = [];
+  constructor(
+    private readonly url: URL,
+    private readonly answer: () => Result | Promise<Result>,
+  ) {
+    super();
+  }
+  getUrl(): URL {
+    return this.url;
+  }
+  invoke(invocation: Invocation): Result | Promise<Result> {
+    this.reached.push(invocation);
+    return this.answer();
+  }
+}
+
+describe('synchronous calls', () => {
+  const providerUrl = URL.parse('injvm://127.0.0.1/org.acme.Vault?interface=org.acme.Vault&side=provider&token=s3cret');
+
+  /** The provider chain the loader activates (test-strip, token, test-inside) around a stub of the rest. */
+  function chain(app: WeftApplication, inner: Invoker): Invoker {
+    const filters = app.model.getExtensionLoader(Filter);
+    const active = filters.getActivateExtensions(inner.getUrl(), 'service.filter', 'provider');
+    expect(active.map((f) => filters.getExtensionName(f))).toEqual(['test-strip', 'token', 'test-inside']);
+    return buildFilterChain(inner, active, (f) => filters.getExtensionName(f) ?? '?', app.model.logger);
+  }
+
+  const open = (attachments: Record<string, string>) => new Invocation({ methodName: 'open', args: ['a'], service: Vault, attachments });
+
+  it('passes a call with the right token on and answers with the synchronous Result itself, value or business error', async () => {
+    const { app } = await start();
+    for (const expected of [Result.of('opened a'), Result.ofException(new Error('box jammed'))]) {
+      const inner = new StubInvoker(providerUrl, () => expected);
+      const invocation = open({ token: 's3cret', traceId: 't-1' });
+      expect(chain(app, inner).invoke(invocation)).toBe(expected);
+      expect(inner.reached).toEqual([invocation]);
+      expect(invocation.hasAttachment(TOKEN_KEY)).toBe(false);
+    }
+  });
+
+  it('still rejects a wrong or missing token (a rejected promise, never a throw) without calling on', async () => {
+    const { app } = await start();
+    const inner = new StubInvoker(providerUrl, () => Result.of('opened a'));
+    for (const attachments of [{ token: 'guessed' }, {}] as Record<string, string>[]) {
+      const answer = chain(app, inner).invoke(open(attachments));
+      expect(answer).toBeInstanceOf(Promise);
+      expect((await rejection(answer)).code).toBe(RpcErrorCode.FORBIDDEN);
+    }
+    expect(inner.reached).toEqual([]);
+  });
+
+  it('lets a synchronous throw of the rest of the chain through', async () => {
+    const { app } = await start();
+    const boom = new Error('inner chain threw');
+    const inner = new StubInvoker(providerUrl, () => {
+      throw boom;
+    });
+    expect(() => chain(app, inner).invoke(open({ token: 's3cret' }))).toThrow(boom);
+  });
+
+  it('answers synchronously end to end for a synchronous implementation behind injvm', async () => {
+    const { app } = await start();
+    await app.export(Vault, implementation, { parameters: { token: 's3cret' } });
+    const url = new URL({ protocol: 'injvm', host: '127.0.0.1', path: Vault.name, parameters: { interface: Vault.name } });
+    const raw = await app.model.getExtensionLoader(Protocol).getExtension('injvm').refer(Vault, url);
+    try {
+      const answer = raw.invoke(new Invocation({ methodName: 'open', args: ['b'], service: Vault }));
+      expect(answer).toBeInstanceOf(Result);
+      expect((answer as Result).value).toBe('opened b');
+      expect(inside[0]?.has(TOKEN_KEY)).toBe(false);
+      const refused = raw.invoke(new Invocation({ methodName: 'open', args: ['c'], service: Vault, attachments: { token: 'wrong' } }));
+      expect((await rejection(refused)).code).toBe(RpcErrorCode.FORBIDDEN);
+      expect(implementationCalls).toBe(1);
+    } finally {
+      await raw.destroy();
+    }
   });
 });
 

@@ -25,6 +25,7 @@ import { tpsRuleOf } from './tps-rule.js';
  * A refused call **rejects** with `RpcError` `limit-exceeded` naming the service, method, rate and interval
  * (Dubbo 3.x instead resolves with a result carrying the exception; 2.7 throws). The implementation is never
  * reached, and an outer filter that counts the call (such as `executelimit`) releases it as for any failure.
+ * An admitted call's answer is returned as is — a `Result` when it completed synchronously — adding no promise.
  * An unknown `tps.limiter` or a malformed `tps` value rejects with `RpcError` `unknown` (the `tps` config
  * validator refuses both at export time).
  *
@@ -40,7 +41,7 @@ export class TpsLimitFilter extends Filter {
   }
 
   /** Asks the limiter; continues when it admits the call, else rejects with `limit-exceeded`. */
-  invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+  invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     const url = invoker.getUrl();
     const name = url.getParameter(TpsKeys.LIMITER) || TpsDefaults.LIMITER;
     let allowed: boolean;

@@ -58,8 +58,8 @@ const impl = {
   },
 };
 
-/** `'ok'`, or the error a call rejected with. */
-async function outcome(call: Promise<unknown>): Promise<'ok' | unknown> {
+/** `'ok'`, or the error a call rejected with (a call's answer may be a completed `Result`: awaited all the same). */
+async function outcome(call: Result | Promise<unknown>): Promise<'ok' | unknown> {
   try {
     await call;
     return 'ok';
@@ -73,7 +73,7 @@ function isLimitExceeded(value: unknown): value is RpcError {
 }
 
 /** Makes `n` sequential calls of `call`; returns how many were admitted, checking every refusal's code. */
-async function admitted(n: number, call: () => Promise<unknown>): Promise<number> {
+async function admitted(n: number, call: () => Result | Promise<unknown>): Promise<number> {
   let ok = 0;
   for (let i = 0; i < n; i++) {
     const result = await outcome(call());
@@ -263,30 +263,87 @@ class ReconfigurableInvoker extends Invoker {
   getUrl(): URL {
     return this.url;
   }
-  invoke(invocation: Invocation): Promise<Result> {
+  invoke(invocation: Invocation): Result | Promise<Result> {
     return this.target.invoke(invocation);
   }
 }
 
-describe('runtime changes take effect on the next call', () => {
-  function providerChain(parameters: Record<string, string | number>) {
-    const url = new URL({
-      protocol: 'injvm',
-      host: '127.0.0.1',
-      path: Greeter.name,
-      parameters: Object.fromEntries(
-        Object.entries({ interface: Greeter.name, side: 'provider', methods: Greeter.methodNames.join(','), ...parameters }).map(
-          ([k, v]) => [k, String(v)],
-        ),
-      ),
-    });
-    const filters = app.model.getExtensionLoader(Filter);
-    const invoker = new ReconfigurableInvoker(new ServiceInvoker(Greeter, impl, url), url);
-    const chain = buildFilterChain(invoker, filters.getActivateExtensions(url, 'service.filter', 'provider'), (f) => filters.getExtensionName(f) ?? '?', app.model.logger);
-    const call = (method: 'sayHello' | 'sayBye' = 'sayHello') => chain.invoke(new Invocation({ methodName: method, args: ['x'], service: Greeter }));
-    return { invoker, call };
+/** Stands for the implementation: answers every call with what `answer` returns (or throws). */
+class StubInvoker extends Invoker {
+  calls = 0;
+  constructor(
+    private readonly url: URL,
+    private readonly answer: () => Result | Promise<Result>,
+  ) {
+    super();
   }
+  getUrl(): URL {
+    return this.url;
+  }
+  invoke(): Result | Promise<Result> {
+    this.calls++;
+    return this.answer();
+  }
+}
 
+/**
+ * The provider chain the loader activates for `parameters` around a reconfigurable invoker of `target` (by default
+ * the synchronous implementation `impl`), and a way to call it.
+ */
+function providerChain(parameters: Record<string, string | number>, target?: (url: URL) => Invoker) {
+  const url = new URL({
+    protocol: 'injvm',
+    host: '127.0.0.1',
+    path: Greeter.name,
+    parameters: Object.fromEntries(
+      Object.entries({ interface: Greeter.name, side: 'provider', methods: Greeter.methodNames.join(','), ...parameters }).map(
+        ([k, v]) => [k, String(v)],
+      ),
+    ),
+  });
+  const filters = app.model.getExtensionLoader(Filter);
+  const invoker = new ReconfigurableInvoker(target?.(url) ?? new ServiceInvoker(Greeter, impl, url), url);
+  const chain = buildFilterChain(invoker, filters.getActivateExtensions(url, 'service.filter', 'provider'), (f) => filters.getExtensionName(f) ?? '?', app.model.logger);
+  const call = (method: 'sayHello' | 'sayBye' = 'sayHello') => chain.invoke(new Invocation({ methodName: method, args: ['x'], service: Greeter }));
+  return { invoker, call };
+}
+
+describe('synchronous calls', () => {
+  it('answers an admitted call to a synchronous implementation with its Result at once, and still rejects a refused one', async () => {
+    const { call } = providerChain({ tps: 2, 'tps.interval': 1000 });
+    for (const name of ['first', 'second']) {
+      const answer = call();
+      expect(answer, name).toBeInstanceOf(Result);
+      expect((answer as Result).value).toBe('hello x');
+    }
+    const refused = call();
+    expect(refused).toBeInstanceOf(Promise);
+    await expect(refused).rejects.toSatisfy(isLimitExceeded);
+    expect(reached).toEqual(['sayHello x', 'sayHello x']);
+  });
+
+  it('passes a synchronous business error on as the very Result, counted against the window like any admitted call', async () => {
+    const failure = Result.ofException(new Error('no greeting today'));
+    let stub: StubInvoker | undefined;
+    const { call } = providerChain({ tps: 1, 'tps.interval': 1000 }, (url) => (stub = new StubInvoker(url, () => failure)));
+    expect(call()).toBe(failure);
+    expect(await outcome(call())).toSatisfy(isLimitExceeded);
+    expect(stub?.calls).toBe(1);
+  });
+
+  it('lets a synchronous throw of the implementation side through, the call counted against the window', async () => {
+    const boom = new Error('inner chain threw');
+    const { call } = providerChain({ tps: 1, 'tps.interval': 1000 }, (url) =>
+      new StubInvoker(url, () => {
+        throw boom;
+      }),
+    );
+    expect(() => call()).toThrow(boom);
+    expect(await outcome(call())).toSatisfy(isLimitExceeded);
+  });
+});
+
+describe('runtime changes take effect on the next call', () => {
   it('a lowered rate applies to the current window (admissions so far count), a raised one too', async () => {
     const { invoker, call } = providerChain({ tps: 5, 'tps.interval': 1000 });
     expect(await admitted(2, call)).toBe(2);

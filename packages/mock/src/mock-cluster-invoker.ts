@@ -1,4 +1,4 @@
-import { Invoker, RpcError, RpcErrorCode, type Directory, type Invocation, type Logger, type Result, type URL } from '@weft/core';
+import { Invoker, Result, RpcError, RpcErrorCode, type Directory, type Invocation, type Logger, type URL } from '@weft/core';
 import { safeLog } from '@weft/core/spi';
 
 import { mockMode, type MockMode } from './mock-expression.js';
@@ -61,20 +61,24 @@ export class MockClusterInvoker extends Invoker {
     return this.inner.destroy();
   }
 
-  invoke(invocation: Invocation): Promise<Result> {
+  invoke(invocation: Invocation): Result | Promise<Result> {
     const url = this.directory.getUrl();
     const mode = this.modeOf(url, invocation.methodName);
     if (mode === 'none') return this.inner.invoke(invocation);
-    if (mode === 'force') {
-      safeLog(this.logger, 'debug', `force-mock ${url.getServiceKey()}.${invocation.methodName}: no provider is called`);
-      return this.mockInvoke(invocation, url, undefined);
-    }
-    let pending: Promise<Result>;
+    if (mode === 'force') return this.forceMock(invocation, url);
+    let answer: Result | Promise<Result>;
     try {
-      pending = this.inner.invoke(invocation);
+      answer = this.inner.invoke(invocation);
     } catch (error) {
-      pending = Promise.reject(error);
+      answer = Promise.reject(error);
     }
+    // Completed (a value, or a business error — which never degrades): nothing to mock.
+    if (answer instanceof Result) return answer;
+    return this.degradeOnFailure(answer, invocation, url);
+  }
+
+  // Closures only off the per-call path: one in `invoke` would cost a context allocation on every call.
+  private degradeOnFailure(pending: Promise<Result>, invocation: Invocation, url: URL): Promise<Result> {
     return pending.then(undefined, (error: unknown) => {
       if (!(error instanceof RpcError) || error.isBiz) throw error;
       safeLog(this.logger, 'warn', `fail-mock ${url.getServiceKey()}.${invocation.methodName} after: ${error.message}`);
@@ -116,7 +120,12 @@ export class MockClusterInvoker extends Invoker {
     return invoker;
   }
 
-  private mockInvoke(invocation: Invocation, url: URL, failure: RpcError | undefined): Promise<Result> {
+  private forceMock(invocation: Invocation, url: URL): Result | Promise<Result> {
+    safeLog(this.logger, 'debug', `force-mock ${url.getServiceKey()}.${invocation.methodName}: no provider is called`);
+    return this.mockInvoke(invocation, url, undefined);
+  }
+
+  private mockInvoke(invocation: Invocation, url: URL, failure: RpcError | undefined): Result | Promise<Result> {
     let invoker: Invoker | undefined;
     try {
       invoker = this.directory.listMockInvokers(invocation)[0];
@@ -129,13 +138,14 @@ export class MockClusterInvoker extends Invoker {
       invoker = this.localMocks.get(url);
       if (invoker === undefined) this.localMocks.set(url, (invoker = new MockInvoker(url, this.directory.service, this.registry)));
     }
-    let pending: Promise<Result>;
+    let answer: Result | Promise<Result>;
     try {
-      pending = invoker.invoke(invocation);
+      answer = invoker.invoke(invocation);
     } catch (error) {
-      pending = Promise.reject(error);
+      answer = Promise.reject(error);
     }
-    return pending.then(undefined, (error: unknown) => {
+    if (answer instanceof Result) return answer;
+    return answer.then(undefined, (error: unknown) => {
       const mockError = RpcError.from(error);
       if (mockError.mocked) {
         // A `throw` expression did what it was asked: its error as is, the degraded failure (if any) as the cause.

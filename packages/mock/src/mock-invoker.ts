@@ -50,7 +50,7 @@ export class MockInvoker extends Invoker {
     return this.url;
   }
 
-  invoke(invocation: Invocation): Promise<Result> {
+  invoke(invocation: Invocation): Result | Promise<Result> {
     const method = invocation.methodName;
     let action = this.actions.get(method);
     if (action === undefined) {
@@ -62,7 +62,7 @@ export class MockInvoker extends Invoker {
     switch (action.kind) {
       case 'return':
         try {
-          return Promise.resolve(Result.of(parseMockValue(action.text, descriptor)));
+          return Result.of(parseMockValue(action.text, descriptor));
         } catch (error) {
           return Promise.reject(
             new RpcError(
@@ -94,7 +94,7 @@ export class MockInvoker extends Invoker {
     }
   }
 
-  private throwNamed(name: string, descriptor: MethodDescriptor | undefined): Promise<Result> {
+  private throwNamed(name: string, descriptor: MethodDescriptor | undefined): Result | Promise<Result> {
     const declared = descriptor?.throws.find((c) => c.name === name) as (new (message: string) => Error) | undefined;
     const cls = declared ?? this.registry.getError(name);
     if (cls === undefined) {
@@ -112,10 +112,10 @@ export class MockInvoker extends Invoker {
     } catch (cause) {
       return Promise.reject(new RpcError(RpcErrorCode.UNKNOWN, `mock throw error: ${name} argument error.`, { cause }));
     }
-    return Promise.resolve(Result.ofException(error));
+    return Result.ofException(error);
   }
 
-  private callImplementation(name: string, invocation: Invocation): Promise<Result> {
+  private callImplementation(name: string, invocation: Invocation): Result | Promise<Result> {
     const implementation = this.registry.getImplementation(this.service.name, name) as Record<string, unknown> | undefined;
     const fn = implementation?.[invocation.methodName];
     if (typeof fn !== 'function') {
@@ -134,9 +134,9 @@ export class MockInvoker extends Invoker {
     try {
       out = (fn as (...args: unknown[]) => unknown).apply(implementation, invocation.args);
     } catch (error) {
-      return Promise.resolve(Result.ofException(error));
+      return Result.ofException(error);
     }
     if (out instanceof Promise) return out.then(Result.of, Result.ofException);
-    return Promise.resolve(Result.of(out));
+    return Result.of(out);
   }
 }

@@ -119,7 +119,7 @@ function provider(options: { readonly slowMs?: number; readonly risky?: 'sync' |
 }
 
 /** What a call settled with. */
-async function settle<T>(call: Promise<T>): Promise<{ value: T } | { error: unknown }> {
+async function settle<T>(call: T | Promise<T>): Promise<{ value: T } | { error: unknown }> {
   try {
     return { value: await call };
   } catch (error) {
@@ -127,13 +127,13 @@ async function settle<T>(call: Promise<T>): Promise<{ value: T } | { error: unkn
   }
 }
 
-async function rejection(call: Promise<unknown>): Promise<unknown> {
+async function rejection(call: unknown): Promise<unknown> {
   const outcome = await settle(call);
   if ('value' in outcome) throw new Error(`expected a rejection, got ${JSON.stringify(outcome.value)}`);
   return outcome.error;
 }
 
-async function rpcRejection(call: Promise<unknown>): Promise<RpcError> {
+async function rpcRejection(call: unknown): Promise<RpcError> {
   const error = await rejection(call);
   expect(error).toBeInstanceOf(RpcError);
   return error as RpcError;
@@ -225,14 +225,14 @@ class FakeInvoker extends Invoker {
   calls = 0;
   constructor(
     private readonly url: URL,
-    private readonly outcome: () => Promise<Result>,
+    private readonly outcome: () => Result | Promise<Result>,
   ) {
     super();
   }
   getUrl(): URL {
     return this.url;
   }
-  invoke(): Promise<Result> {
+  invoke(): Result | Promise<Result> {
     this.calls++;
     return this.outcome();
   }

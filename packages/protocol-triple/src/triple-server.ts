@@ -227,16 +227,22 @@ class GrpcServerCall {
     this.server.fillInvocation(invocation, this.headers, this.stream.session);
     invocation.deadline = this.deadline;
     this.invocation = invocation;
-    let pending: Promise<Result>;
+    let answer: Result | Promise<Result>;
     try {
-      pending = exporter.invoker.invoke(invocation);
+      answer = exporter.invoker.invoke(invocation);
     } catch (error) {
-      pending = Promise.reject(error);
+      // A synchronous throw is a framework failure, as a rejection would be.
+      this.failed(error);
+      return;
     }
-    pending.then(
-      (result) => this.succeed(result),
-      (error: unknown) => this.failed(error),
-    );
+    // Completed synchronously (a synchronous implementation): respond now, no promise hop.
+    if (answer instanceof Result) this.succeed(answer);
+    else {
+      answer.then(
+        (result) => this.succeed(result),
+        (error: unknown) => this.failed(error),
+      );
+    }
   }
 
   private succeed(result: Result): void {
@@ -833,7 +839,9 @@ export class TripleServer {
     });
     let result: Result;
     try {
-      result = await exporter.invoker.invoke(invocation);
+      const answer = exporter.invoker.invoke(invocation);
+      // A call completed synchronously is answered without awaiting it (no extra promise hop).
+      result = answer instanceof Result ? answer : await answer;
     } finally {
       settled = true;
     }

@@ -85,9 +85,9 @@ describe('across processes: fail-mock, availability and reconnect', () => {
     await waitFor(() => !invoker.isAvailable(), 5000, 'the invoker to see the provider gone');
     expect(await greeter.sayHello('world')).toBe('fallback');
     expect(await greeter.sayHello('again')).toBe('fallback');
-    const direct = await invoker
-      .invoke(new Invocation({ methodName: 'sayHello', args: ['x'], service: Greeter }))
-      .catch((e: unknown) => e);
+    const direct = await Promise.resolve(invoker.invoke(new Invocation({ methodName: 'sayHello', args: ['x'], service: Greeter }))).catch(
+      (e: unknown) => e,
+    );
     expect((direct as RpcError).code).toBe(RpcErrorCode.NETWORK);
 
     const second = await startProvider(root, port);

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Filter, RpcError, RpcErrorCode, type Invocation, type Invoker, type Result } from '@weft/core';
 import { freePort } from '@weft/test-utils';
 
-import { Greeter, greeterImpl, Harness } from './support/harness.js';
+import { Greeter, greeterImpl, Harness, synchronousFilter } from './support/harness.js';
 
 const harness = new Harness();
 afterEach(() => harness.close());
@@ -96,7 +96,7 @@ describe('plain JSON over HTTP/1.1', () => {
     const port = await freePort();
     const provider = await harness.start('provider');
     class Refuse extends Filter {
-      invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+      invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
         if (invocation.methodName === 'add') return Promise.reject(new RpcError(RpcErrorCode.LIMIT_EXCEEDED, 'too many'));
         return invoker.invoke(invocation);
       }
@@ -112,12 +112,32 @@ describe('plain JSON over HTTP/1.1', () => {
     expect(JSON.parse(limited.body)).toEqual({ status: '503', message: 'too many' });
   });
 
+  it('answers calls the provider chain completed synchronously, and maps a synchronous throw like a rejection', async () => {
+    const port = await freePort();
+    const provider = await harness.start('provider');
+    const answers: string[] = [];
+    provider.model.getExtensionLoader(Filter).addExtension('sync-probe', synchronousFilter(answers), { activate: { group: 'provider', order: -1000 } });
+    await provider.export(Greeter, greeterImpl(), { protocol: 'tri', port });
+    const hello = await post1(port, '/org.acme.Greeter/sayHello', '["world"]');
+    expect([hello.status, hello.body]).toEqual([200, '"hello world"']);
+    const short = await post1(port, '/org.acme.Greeter/sayHello', '["short"]');
+    expect([short.status, short.body]).toEqual([200, '"short-circuited"']);
+    const business = await post1(port, '/org.acme.Greeter/decline', '["nope"]');
+    expect(business.status).toBe(500);
+    expect(JSON.parse(business.body)).toEqual({ status: '500', message: 'declined: nope' });
+    const thrown = await post1(port, '/org.acme.Greeter/join', '[["a"]]');
+    expect(thrown.status).toBe(403);
+    expect(thrown.headers['weft-error-code']).toBe('forbidden');
+    expect(JSON.parse(thrown.body)).toEqual({ status: '403', message: 'no joins (thrown synchronously)' });
+    expect(answers).toEqual(['sayHello sync', 'decline sync']);
+  });
+
   it('routes on tri-/rest-service-version, reads tri-service-timeout and headers as attachments, keeps the connection alive', async () => {
     const port = await freePort();
     const provider = await harness.start('provider');
     const seen: Invocation[] = [];
     class Record extends Filter {
-      invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+      invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
         seen.push(invocation);
         return invoker.invoke(invocation);
       }

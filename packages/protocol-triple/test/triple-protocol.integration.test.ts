@@ -9,7 +9,7 @@ import { Filter, Invocation, Protocol, RpcError, RpcErrorCode, type Invoker, typ
 import { TripleProtocol } from '@weft/protocol-triple';
 import { freePort } from '@weft/test-utils';
 
-import { Declined, Greeter, greeterImpl, Harness, Item, waitFor } from './support/harness.js';
+import { Declined, Greeter, greeterImpl, Harness, Item, synchronousFilter, waitFor } from './support/harness.js';
 
 const harness = new Harness();
 afterEach(() => harness.close());
@@ -84,7 +84,7 @@ describe('tri protocol: calls', () => {
     const port = await freePort();
     const provider = await harness.start('limits');
     class LimitFilter extends Filter {
-      invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+      invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
         if (invocation.methodName === 'add') return Promise.reject(new RpcError(RpcErrorCode.LIMIT_EXCEEDED, 'too many adds'));
         if (invocation.methodName === 'join') return Promise.reject(new RpcError(RpcErrorCode.FORBIDDEN, 'no joins'));
         return invoker.invoke(invocation);
@@ -101,6 +101,31 @@ describe('tri protocol: calls', () => {
     const forbidden = await greeter.join(['x']).catch((e: unknown) => e);
     expect((forbidden as RpcError).code).toBe(RpcErrorCode.FORBIDDEN);
     expect(await greeter.sayHello('still works')).toBe('hello still works');
+  });
+
+  it('answers calls the provider chain completed synchronously: values, business errors, short-circuits and synchronous throws', async () => {
+    const port = await freePort();
+    const provider = await harness.start('sync-provider');
+    const answers: string[] = [];
+    provider.model.getExtensionLoader(Filter).addExtension('sync-probe', synchronousFilter(answers), { activate: { group: 'provider', order: -1000 } });
+    await provider.export(Greeter, greeterImpl(), { protocol: 'tri', port });
+    const consumer = await harness.start('consumer');
+    const greeter = await consumer.refer(Greeter, { url: `tri://127.0.0.1:${port}`, retries: 0 });
+    expect(await greeter.sayHello('world')).toBe('hello world');
+    expect(await greeter.add(40, 2)).toBe(42);
+    expect(await greeter.sayHello('short')).toBe('short-circuited');
+    const declined = await greeter.decline('now').catch((e: unknown) => e);
+    expect(declined).toBeInstanceOf(Declined);
+    expect((declined as Declined).message).toBe('declined: now');
+    const thrown = await greeter.join(['a']).catch((e: unknown) => e);
+    expect(thrown).toBeInstanceOf(RpcError);
+    expect((thrown as RpcError).code).toBe(RpcErrorCode.FORBIDDEN);
+    expect((thrown as RpcError).message).toContain('no joins (thrown synchronously)');
+    expect(await greeter.sleep(5)).toBe(5);
+    // Synchronous implementations completed the provider chain synchronously; only `sleep` was pending.
+    expect(answers).toEqual(['sayHello sync', 'add sync', 'decline sync', 'sleep async']);
+    // A synchronous throw answered one call, not the connection: the next call is served as usual.
+    expect(await greeter.sayHello('again')).toBe('hello again');
   });
 
   it('carries attachments as headers to the provider and result attachments back in the trailers', async () => {

@@ -47,6 +47,12 @@ ${chain.join('\n')}
  * as the invocation attachment \`${key}\`, then continues the chain. Replace that with what your filter does;
  * keep calling \`invoker.invoke(invocation)\` to continue, and map foreign errors to \`RpcError\`.
  *
+ * The answer of \`invoker.invoke(invocation)\` is the \`Result\` itself when the call completed synchronously, and a
+ * promise of it otherwise: return it as is, or post-process it with
+ * \`whenSettled(invoker.invoke(invocation), (result) => …)\` from \`@weft/core\` (an \`async invoke\` that
+ * \`await\`s it works too, at the cost of a promise per call) — never call \`.then\` on it directly. Refuse a call
+ * by returning a rejected promise of an \`RpcError\`.
+ *
  * @example
  * \`\`\`ts
  * // Activate it for one service (provider side), or for one method only:
@@ -56,7 +62,7 @@ ${chain.join('\n')}
  */
 export class ${cls} extends Filter {
   /** Records the configured \`${key}\` value on the invocation, then continues the chain. */
-  invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+  invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     const value = invoker.getUrl().getMethodParameter(invocation.methodName, '${key}');
     if (value !== undefined && value !== '') invocation.setAttachment('${key}', value);
     return invoker.invoke(invocation);
@@ -115,20 +121,35 @@ ${outAssertion}  expect(filters.selectActivateNames(on.removeParameter('${key}')
   expect(filters.selectActivateNames(methodLevel, '${listKey(firstGroup)}', '${firstGroup}')).toContain('${o.name}');
 });
 
-it('runs in a chain: records the method-level value and continues', async () => {
-  const url = URL.parse('tri://127.0.0.1:50051/org.acme.Greeter?${key}=on&sayHello.${key}=hello');
+/** The chain the loader activates around a service that answers \`<attachment ${key}> <first argument>\`. */
+function chainAround(url: URL, answer: (result: Result) => Result | Promise<Result>): Invoker {
   const service = new (class extends Invoker {
     getUrl(): URL {
       return url;
     }
-    async invoke(invocation: Invocation): Promise<Result> {
-      return Result.of(\`\${String(invocation.getAttachment('${key}'))} \${String(invocation.args[0])}\`);
+    invoke(invocation: Invocation): Result | Promise<Result> {
+      return answer(Result.of(\`\${String(invocation.getAttachment('${key}'))} \${String(invocation.args[0])}\`));
     }
   })();
   const active = filters.getActivateExtensions(url, '${listKey(firstGroup)}', '${firstGroup}');
-  const chain = buildFilterChain(service, active, (f) => filters.getExtensionName(f) ?? '?', app.logger);
-  expect((await chain.invoke(new Invocation({ methodName: 'sayHello', args: ['ann'] }))).value).toBe('hello ann');
-  expect((await chain.invoke(new Invocation({ methodName: 'count', args: ['bob'] }))).value).toBe('on bob');
+  return buildFilterChain(service, active, (f) => filters.getExtensionName(f) ?? '?', app.logger);
+}
+
+const configured = URL.parse('tri://127.0.0.1:50051/org.acme.Greeter?${key}=on&sayHello.${key}=hello');
+
+it('runs in a chain: records the method-level value and continues, answering a completed call synchronously', () => {
+  const chain = chainAround(configured, (result) => result);
+  const hello = chain.invoke(new Invocation({ methodName: 'sayHello', args: ['ann'] }));
+  expect(hello).toBeInstanceOf(Result); // no promise: the call completed synchronously
+  expect((hello as Result).value).toBe('hello ann');
+  expect((chain.invoke(new Invocation({ methodName: 'count', args: ['bob'] })) as Result).value).toBe('on bob');
+});
+
+it('passes a pending call on: its answer resolves with the result', async () => {
+  const chain = chainAround(configured, (result) => new Promise((resolve) => setTimeout(() => resolve(result), 1)));
+  const answer = chain.invoke(new Invocation({ methodName: 'sayHello', args: ['ann'] }));
+  expect(answer).toBeInstanceOf(Promise);
+  expect((await answer).value).toBe('hello ann');
 });
 `;
 

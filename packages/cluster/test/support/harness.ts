@@ -84,7 +84,7 @@ export async function createHarness(seed = 42): Promise<Harness> {
   };
 }
 
-export type Behaviour = (invocation: Invocation, call: number, invoker: FakeInvoker) => Promise<Result>;
+export type Behaviour = (invocation: Invocation, call: number, invoker: FakeInvoker) => Result | Promise<Result>;
 
 /** A provider whose behaviour the test decides; records its calls. */
 export class FakeInvoker extends Invoker {
@@ -108,7 +108,7 @@ export class FakeInvoker extends Invoker {
     return this.available && !this.destroyed;
   }
 
-  invoke(invocation: Invocation): Promise<Result> {
+  invoke(invocation: Invocation): Result | Promise<Result> {
     this.invocations.push(invocation);
     return this.behaviour(invocation, this.invocations.length, this);
   }
@@ -121,6 +121,16 @@ export class FakeInvoker extends Invoker {
 /** Resolves with `value` (default: the provider's address). */
 export function succeed(value?: unknown): Behaviour {
   return (_invocation, _call, invoker) => Promise.resolve(Result.of(value === undefined ? invoker.url.getAddress() : value));
+}
+
+/** Answers at once with a completed `Result` of `value` (default: the provider's address) — no promise. */
+export function succeedSync(value?: unknown): Behaviour {
+  return (_invocation, _call, invoker) => Result.of(value === undefined ? invoker.url.getAddress() : value);
+}
+
+/** Answers at once with a completed `Result` carrying a business error — no promise. */
+export function bizResultSync(error: unknown): Behaviour {
+  return () => Result.ofException(error);
 }
 
 /** Rejects with an RpcError of `code`. */
@@ -201,10 +211,10 @@ export function invocation(init: Partial<InvocationInit> = {}): Invocation {
   return new Invocation({ methodName: 'sayHello', args: ['world'], ...init });
 }
 
-/** Rejection of `promise`, failing the test when it resolves. */
-export async function rejectionOf(promise: Promise<unknown>): Promise<RpcError> {
+/** Rejection of an answer, failing the test when it resolves (or is a completed `Result`). */
+export async function rejectionOf(answer: Result | Promise<unknown>): Promise<RpcError> {
   try {
-    await promise;
+    await answer;
   } catch (error) {
     if (error instanceof RpcError) return error;
     throw new Error(`expected an RpcError, got ${String(error)}`);

@@ -50,9 +50,9 @@ class FilterNode extends Invoker {
     return this.origin.destroy();
   }
 
-  invoke(invocation: Invocation): Promise<Result> {
+  invoke(invocation: Invocation): Result | Promise<Result> {
     const answer: unknown = this.filter.invoke(this.next, invocation);
-    return answer instanceof Promise ? (answer as Promise<Result>) : checkPromise(answer, this.name);
+    return answer instanceof Result || answer instanceof Promise ? (answer as Result | Promise<Result>) : badAnswer(answer, this.name);
   }
 }
 
@@ -65,10 +65,10 @@ class ListeningFilterNode extends FilterNode {
     super(filter, name, next, origin);
   }
 
-  override invoke(invocation: Invocation): Promise<Result> {
+  override invoke(invocation: Invocation): Result | Promise<Result> {
     try {
       const answer: unknown = this.filter.invoke(this.next, invocation);
-      return answer instanceof Promise ? (answer as Promise<Result>) : checkPromise(answer, this.name);
+      return answer instanceof Result || answer instanceof Promise ? (answer as Result | Promise<Result>) : badAnswer(answer, this.name);
     } catch (error) {
       // Outside the window (after an await in an outer filter) the throw becomes a rejection of the head's
       // promise, which the head reports to every listener: nothing to record.
@@ -129,14 +129,14 @@ class ListenerInvoker extends Invoker {
     return this.origin.destroy();
   }
 
-  invoke(invocation: Invocation): Promise<Result> {
+  invoke(invocation: Invocation): Result | Promise<Result> {
     const window = this.window;
     // Saved for a re-entrant call of this chain from inside one of its filters.
     const wasOpen = window.open;
     const outerThrown = window.thrown;
     window.open = true;
     window.thrown = undefined;
-    let pending: Promise<Result>;
+    let pending: Result | Promise<Result>;
     try {
       pending = this.head.invoke(invocation);
     } catch (error) {
@@ -144,21 +144,26 @@ class ListenerInvoker extends Invoker {
       window.open = wasOpen;
       window.thrown = outerThrown;
       if (thrown !== undefined) {
-        for (const { node, error: seen, invocation: at } of thrown) {
-          callHook(this.logger, node.name, 'onError', () => node.filter.onError?.(seen, this.origin, at));
-        }
+        this.reportThrown(thrown);
       }
       throw error;
     }
     window.open = wasOpen;
     window.thrown = outerThrown;
+    if (pending instanceof Result) return this.responded(pending, invocation);
+    return this.whenResponded(pending, invocation);
+  }
+
+  private reportThrown(thrown: readonly ThrownAt[]): void {
+    for (const { node, error: seen, invocation: at } of thrown) {
+      callHook(this.logger, node.name, 'onError', () => node.filter.onError?.(seen, this.origin, at));
+    }
+  }
+
+  // Closures only here, off the synchronous path: a closure in `invoke` would cost a context allocation per call.
+  private whenResponded(pending: Promise<Result>, invocation: Invocation): Promise<Result> {
     return pending.then(
-      (result) => {
-        for (const { filter, name } of this.responders) {
-          callHook(this.logger, name, 'onResponse', () => filter.onResponse?.(result, this.origin, invocation));
-        }
-        return result;
-      },
+      (result) => this.responded(result, invocation),
       (error: unknown) => {
         for (const { filter, name } of this.errorers) {
           callHook(this.logger, name, 'onError', () => filter.onError?.(error, this.origin, invocation));
@@ -167,16 +172,27 @@ class ListenerInvoker extends Invoker {
       },
     );
   }
+
+  private responded(result: Result, invocation: Invocation): Result {
+    const responders = this.responders;
+    for (let i = 0; i < responders.length; i++) {
+      const { filter, name } = responders[i] as { readonly filter: Filter; readonly name: string };
+      try {
+        filter.onResponse?.(result, this.origin, invocation);
+      } catch (error) {
+        hookThrew(this.logger, name, 'onResponse', error);
+      }
+    }
+    return result;
+  }
 }
 
-function checkPromise(value: unknown, name: string): Promise<Result> {
-  if (value instanceof Promise) return value as Promise<Result>;
-  if (value instanceof Result) return Promise.resolve(value);
+function badAnswer(value: unknown, name: string): Promise<Result> {
   return Promise.reject(
     new RpcError(
       RpcErrorCode.UNKNOWN,
-      `Filter "${name}" returned ${value === null ? 'null' : typeof value} instead of a Promise<Result>: Filter.invoke must return ` +
-        'invoker.invoke(invocation) (or a promise of a Result).',
+      `Filter "${name}" returned ${value === null ? 'null' : typeof value} instead of a Result or a Promise<Result>: ` +
+        'Filter.invoke must return invoker.invoke(invocation) (or a Result, or a promise of one).',
     ),
   );
 }
@@ -185,8 +201,12 @@ function callHook(logger: Logger, name: string, hook: 'onResponse' | 'onError', 
   try {
     call();
   } catch (error) {
-    safeLog(logger, 'error', `Filter "${name}" ${hook}() threw; the call's outcome is unchanged.`, error);
+    hookThrew(logger, name, hook, error);
   }
+}
+
+function hookThrew(logger: Logger, name: string, hook: 'onResponse' | 'onError', error: unknown): void {
+  safeLog(logger, 'error', `Filter "${name}" ${hook}() threw; the call's outcome is unchanged.`, error);
 }
 
 /**
@@ -195,13 +215,14 @@ function callHook(logger: Logger, name: string, hook: 'onResponse' | 'onError', 
  * @remarks
  * Built at export/refer time; the per-call path is one `filter.invoke(next, invocation)` per filter — no
  * activation lookups, no closures, no array walks. Listener hooks cost nothing when no filter has them. When
- * some do, the call's settlement is observed once: `onResponse` (the promise resolved, possibly with a business
- * error in the result) or `onError` (it rejected), innermost filter first, each hook at most once per call. A
+ * some do, the call's settlement is observed once: `onResponse` (the call answered — synchronously, or by its
+ * promise resolving — possibly with a business error in the result) or `onError` (it rejected), innermost filter first, each hook at most once per call. A
  * synchronous throw that escapes the chain reaches the `onError` of the filter that threw and of every outer
  * filter, innermost first (Dubbo's rule); one that an outer (async) filter turns into a rejection is reported
  * as that rejection. Unlike Dubbo, a throwing hook is logged and does not change the outcome seen by the caller
- * or the other hooks. Each filter's answer is checked: a bare `Result` is accepted, anything else that is not a
- * promise rejects with `RpcError` `unknown` naming the filter.
+ * or the other hooks. A chain that completes synchronously answers synchronously (no promise is created on
+ * the way). Each filter's answer is checked: anything that is neither a `Result` nor a promise rejects with
+ * `RpcError` `unknown` naming the filter.
  *
  * @example
  * ```ts

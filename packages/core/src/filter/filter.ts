@@ -19,8 +19,11 @@ import type { Result } from '../rpc/result.js';
  *  listeners:                 onResponse / onError fire fn … f1 (innermost first), once per call
  * ```
  * `invoke` must call `invoker.invoke(invocation)` to continue (or return a result without calling it to
- * short-circuit). It resolves with a {@link Result} — which may carry a business error — or rejects with an
- * `RpcError`. The optional listener hooks fire once per call after it settles: `onResponse` when it resolved
+ * short-circuit). It answers with a {@link Result} — which may carry a business error — or rejects with an
+ * `RpcError`. The answer of `invoker.invoke` is the `Result` itself when the call completed synchronously and a
+ * promise of it otherwise: return it as is, `await` it in an `async invoke`, or post-process it with
+ * {@link whenSettled} (which keeps a completed call free of promise hops) — never call `.then` on it directly.
+ * The optional listener hooks fire once per call after it settles: `onResponse` when it resolved
  * (including a business error in the result), `onError` when it rejected or a filter threw. A throwing hook is
  * reported to the logger and never changes the call's outcome.
  *
@@ -38,7 +41,7 @@ import type { Result } from '../rpc/result.js';
 @SPI({ id: 'weft.rpc.Filter' })
 export abstract class Filter {
   /** Handles the call: continue with `invoker.invoke(invocation)`, or answer without it. */
-  abstract invoke(invoker: Invoker, invocation: Invocation): Promise<Result>;
+  abstract invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result>;
 
   /** Called once when the call resolved (the result may carry a business error). */
   onResponse?(result: Result, invoker: Invoker, invocation: Invocation): void;

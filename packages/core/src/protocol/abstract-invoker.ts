@@ -1,17 +1,12 @@
 import type { Invocation } from '../rpc/invocation.js';
 import { Invoker } from '../rpc/invoker.js';
-import type { Result } from '../rpc/result.js';
+import { Result } from '../rpc/result.js';
 import { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
 import type { URL } from '../rpc/url.js';
 import { DeadlineWheel, type DeadlineEntry } from './deadline-wheel.js';
 
 /** Dubbo's default consumer timeout, in ms. */
 export const DEFAULT_TIMEOUT = 1000;
-
-/**
- * Deadlines an invoker wrote on invocations, with the upstream deadline (if any) each one replaced. A cluster
- * retries with the same invocation: a deadline written for an earlier attempt is not an upstream deadline.
- */
 
 /**
  * Base of consumer-side protocol invokers: enforces the call's timeout, deadline and cancellation.
@@ -25,7 +20,9 @@ export const DEFAULT_TIMEOUT = 1000;
  * call rejects with `RpcError` `timeout` — checked on a 10 ms {@link DeadlineWheel} as Dubbo does, not with a
  * timer per call, so a timeout fires at most one tick late; when the invocation's `signal` aborts, with
  * `cancelled`. Subclasses
- * implement `doInvoke`. A call with no timeout and no signal pays nothing for this.
+ * implement `doInvoke`, answering synchronously when the call completed synchronously: such a call cannot time
+ * out any more and pays no timer, listener or promise — only the deadline is computed (it travels with the
+ * call). A call with no timeout and no signal pays nothing at all for this.
  *
  * @example
  * ```ts
@@ -37,6 +34,8 @@ export const DEFAULT_TIMEOUT = 1000;
 export abstract class AbstractInvoker extends Invoker {
   private destroyed = false;
   private readonly timeouts = new Map<string, number>();
+  private lastTimeoutMethod: string | undefined = undefined;
+  private lastTimeout = 0;
   private readonly wheel = new DeadlineWheel(10);
   /** The provider's token, learnt from its URL: sent with every call (the provider's `token` filter checks it). */
   private readonly token: string | undefined;
@@ -69,23 +68,36 @@ export abstract class AbstractInvoker extends Invoker {
 
   /** The configured timeout of a method in ms (0: none). */
   protected timeoutOf(method: string): number {
+    // One-entry inline cache in front of the map: consecutive calls usually name the same method.
+    if (method === this.lastTimeoutMethod) return this.lastTimeout;
+    return this.loadTimeout(method);
+  }
+
+  private loadTimeout(method: string): number {
     let timeout = this.timeouts.get(method);
     if (timeout === undefined) {
       timeout = this.url.getMethodParameter(method, 'timeout', DEFAULT_TIMEOUT);
       this.timeouts.set(method, timeout);
     }
+    this.lastTimeoutMethod = method;
+    this.lastTimeout = timeout;
     return timeout;
   }
 
-  invoke(invocation: Invocation): Promise<Result> {
-    if (this.destroyed) {
-      return Promise.reject(
-        new RpcError(RpcErrorCode.NO_INVOKER, `Invoker for ${this.url.toIdentityString()} is destroyed; cannot call ${invocation.methodName}.`),
-      );
-    }
+  invoke(invocation: Invocation): Result | Promise<Result> {
+    if (this.destroyed) return this.destroyedError(invocation);
     if (this.token !== undefined && !invocation.hasAttachment('token')) invocation.setAttachment('token', this.token);
-    let timeout = invocation.timeout ?? this.timeoutOf(invocation.methodName);
+    const timeout = invocation.timeout ?? this.timeoutOf(invocation.methodName);
+    // No timeout, no deadline, no signal: nothing to enforce (kept small, so that it inlines into its callers).
+    if (timeout <= 0 && invocation.deadline === undefined && invocation.signal === undefined) return this.call(invocation);
+    return this.invokeBounded(invocation, timeout);
+  }
+
+  /** A call with a timeout, a deadline or a signal to honour. */
+  private invokeBounded(invocation: Invocation, configured: number): Result | Promise<Result> {
+    let timeout = configured;
     let byDeadline = false;
+    let deadline: number | undefined;
     const mark = invocation.deadline === undefined ? undefined : invocation.attemptDeadline;
     const upstream = mark !== undefined && mark.deadline === invocation.deadline ? mark.upstream : invocation.deadline;
     if (upstream !== undefined) {
@@ -96,13 +108,13 @@ export abstract class AbstractInvoker extends Invoker {
         timeout = remaining;
         byDeadline = true;
       }
-      const deadline = byDeadline ? upstream : now + timeout;
+      deadline = byDeadline ? upstream : now + timeout;
       if (deadline !== invocation.deadline) {
         invocation.deadline = deadline;
         invocation.attemptDeadline = { deadline, upstream };
       }
     } else if (timeout > 0) {
-      const deadline = Date.now() + timeout;
+      deadline = Date.now() + timeout;
       invocation.deadline = deadline;
       invocation.attemptDeadline = { deadline, upstream: undefined };
     } else if (invocation.deadline !== undefined) {
@@ -110,22 +122,42 @@ export abstract class AbstractInvoker extends Invoker {
       invocation.deadline = undefined;
     }
     const signal = invocation.signal;
-    if (timeout <= 0 && signal === undefined) return this.call(invocation);
     if (signal?.aborted) return Promise.reject(this.cancelledError(invocation, signal));
+    const answer = this.call(invocation);
+    // Completed synchronously: nothing can time out or be cancelled any more — no timer, no listener, no promise.
+    if (answer instanceof Result || (deadline === undefined && signal === undefined)) return answer;
+    return this.guard(answer, invocation, deadline, timeout, byDeadline, signal);
+  }
+
+  private destroyedError(invocation: Invocation): Promise<Result> {
+    return Promise.reject(
+      new RpcError(RpcErrorCode.NO_INVOKER, `Invoker for ${this.url.toIdentityString()} is destroyed; cannot call ${invocation.methodName}.`),
+    );
+  }
+
+  /** Races a pending call against its deadline (on the wheel) and its caller's abort signal. */
+  private guard(
+    pending: Promise<Result>,
+    invocation: Invocation,
+    deadline: number | undefined,
+    timeout: number,
+    byDeadline: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<Result> {
     return new Promise<Result>((resolve, reject) => {
       let entry: DeadlineEntry | undefined;
       const onAbort = () => {
         entry?.cancel();
         reject(this.cancelledError(invocation, signal as AbortSignal));
       };
-      if (timeout > 0) {
-        entry = this.wheel.add(Date.now() + timeout, () => {
+      if (deadline !== undefined) {
+        entry = this.wheel.add(deadline, () => {
           signal?.removeEventListener('abort', onAbort);
           reject(this.timeoutError(invocation, timeout, byDeadline));
         });
       }
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.call(invocation).then(
+      pending.then(
         (result) => {
           entry?.cancel();
           signal?.removeEventListener('abort', onAbort);
@@ -140,7 +172,7 @@ export abstract class AbstractInvoker extends Invoker {
     });
   }
 
-  private call(invocation: Invocation): Promise<Result> {
+  private call(invocation: Invocation): Result | Promise<Result> {
     try {
       return this.doInvoke(invocation);
     } catch (error) {
@@ -165,5 +197,5 @@ export abstract class AbstractInvoker extends Invoker {
   }
 
   /** Performs the call (no timeout handling needed). */
-  protected abstract doInvoke(invocation: Invocation): Promise<Result>;
+  protected abstract doInvoke(invocation: Invocation): Result | Promise<Result>;
 }

@@ -13,21 +13,60 @@ import type { ServiceDefinition } from '../service/service-definition.js';
 import { AbstractInvoker } from './abstract-invoker.js';
 import { Exporter } from './exporter.js';
 import { Protocol } from './protocol.js';
+import { ServiceInvoker } from './service-invoker.js';
+
+/**
+ * The services exported over injvm in one application, by service key. Every change bumps `version`, so an
+ * invoker can keep the exporter it found and only look it up again after a change: a lookup by a service key
+ * built by another code path is a string comparison, not an identity check, on every call.
+ */
+class ExporterTable {
+  private readonly byKey = new Map<string, InjvmExporter>();
+  version = 0;
+
+  get(key: string): InjvmExporter | undefined {
+    return this.byKey.get(key);
+  }
+
+  has(key: string): boolean {
+    return this.byKey.has(key);
+  }
+
+  set(key: string, exporter: InjvmExporter): void {
+    this.byKey.set(key, exporter);
+    this.version++;
+  }
+
+  delete(key: string): void {
+    if (this.byKey.delete(key)) this.version++;
+  }
+
+  keys(): IterableIterator<string> {
+    return this.byKey.keys();
+  }
+
+  values(): IterableIterator<InjvmExporter> {
+    return this.byKey.values();
+  }
+}
 
 class InjvmExporter extends Exporter {
   private unexported = false;
   /** The provider's token, which an in-process consumer sends as a remote one learns it from the provider URL. */
   readonly token: string | undefined;
+  /** The exported invoker is the implementation itself: no provider filter sees the invocation. */
+  readonly bare: boolean;
 
   constructor(
     private readonly invoker: Invoker,
     private readonly key: string,
-    private readonly registry: Map<string, InjvmExporter>,
+    private readonly registry: ExporterTable,
     /** False when the export URL says `copy=false`: calls to this provider are zero-copy. */
     readonly copy: boolean,
   ) {
     super();
     this.token = invoker.getUrl().getParameter('token') || undefined;
+    this.bare = invoker instanceof ServiceInvoker && this.token === undefined;
   }
 
   getInvoker(): Invoker {
@@ -69,11 +108,14 @@ class SerializingCopier implements Copier {
 
 class InjvmInvoker extends AbstractInvoker {
   private readonly key: string;
+  /** The exporter found for `key` when the table was at `seenVersion` (looked up again after any change). */
+  private exporter: InjvmExporter | undefined = undefined;
+  private seenVersion = -1;
 
   constructor(
     private readonly service: ServiceDefinition,
     url: URL,
-    private readonly exporters: ReadonlyMap<string, InjvmExporter>,
+    private readonly exporters: ExporterTable,
     private readonly copier: Copier | undefined,
   ) {
     super(url);
@@ -84,30 +126,48 @@ class InjvmInvoker extends AbstractInvoker {
     return super.isAvailable() && this.exporters.has(this.key);
   }
 
-  protected doInvoke(invocation: Invocation): Promise<Result> {
-    const exporter = this.exporters.get(this.key);
-    if (exporter === undefined) {
-      return Promise.reject(
-        new RpcError(
-          RpcErrorCode.NO_INVOKER,
-          `No injvm provider of ${this.key} in this application (exported: ${[...this.exporters.keys()].join(', ') || 'none'}).`,
-        ),
-      );
+  protected doInvoke(invocation: Invocation): Result | Promise<Result> {
+    const exporters = this.exporters;
+    if (this.seenVersion !== exporters.version) {
+      this.exporter = exporters.get(this.key);
+      this.seenVersion = exporters.version;
     }
-    const copier = exporter.copy ? this.copier : undefined;
-    const provided = Invocation.of(
-      invocation.methodName,
-      copier === undefined ? invocation.args : copier.args(invocation),
-      invocation.service ?? this.service,
-    );
+    const exporter = this.exporter;
+    if (exporter === undefined) return this.noProvider();
+    if (exporter.copy && this.copier !== undefined) return this.invokeCopying(exporter, invocation, this.copier);
+    const target = exporter.getInvoker();
+    // A bare implementation (no provider filter, no token) reads only the method name and arguments: nothing on
+    // the provider side can observe the invocation, so it needs no provider-side copy.
+    if (exporter.bare) return target.invoke(invocation);
+    return target.invoke(this.provided(exporter, invocation, invocation.args));
+  }
+
+  /** The provider side's own invocation: attachments it adds never leak back into the consumer's. */
+  private provided(exporter: InjvmExporter, invocation: Invocation, args: unknown[]): Invocation {
+    const provided = Invocation.of(invocation.methodName, args, invocation.service ?? this.service);
     provided.deadline = invocation.deadline;
-    provided.signal = invocation.signal;
+    const signal = invocation.signal;
+    if (signal !== undefined) provided.signal = signal;
     if (invocation.hasAttachments()) {
       for (const [key, value] of invocation.getAttachments() as ReadonlyMap<string, AttachmentValue>) provided.setAttachment(key, value);
     }
     if (exporter.token !== undefined && !provided.hasAttachment('token')) provided.setAttachment('token', exporter.token);
-    const pending = exporter.getInvoker().invoke(provided);
-    return copier === undefined ? pending : pending.then((result) => copier.result(result, provided));
+    return provided;
+  }
+
+  private invokeCopying(exporter: InjvmExporter, invocation: Invocation, copier: Copier): Result | Promise<Result> {
+    const provided = this.provided(exporter, invocation, copier.args(invocation));
+    const answer = exporter.getInvoker().invoke(provided);
+    return answer instanceof Result ? copier.result(answer, provided) : answer.then((result) => copier.result(result, provided));
+  }
+
+  private noProvider(): Promise<Result> {
+    return Promise.reject(
+      new RpcError(
+        RpcErrorCode.NO_INVOKER,
+        `No injvm provider of ${this.key} in this application (exported: ${[...this.exporters.keys()].join(', ') || 'none'}).`,
+      ),
+    );
   }
 }
 
@@ -131,7 +191,7 @@ class InjvmInvoker extends AbstractInvoker {
  * ```
  */
 export class InjvmProtocol extends Protocol {
-  private readonly exporters = new Map<string, InjvmExporter>();
+  private readonly exporters = new ExporterTable();
 
   constructor(@InjectLoader(Serialization) private readonly serializations: ExtensionLoader<Serialization>) {
     super();

@@ -31,7 +31,8 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
  * @remarks
  * Whatever the implementation throws or rejects with is a **business error**: it becomes a `Result` carrying
  * it (never a rejection), so filters see it in `onResponse` and consumers never retry or mock it. A returned
- * promise (or any thenable) is awaited. A method the service does not declare rejects with `RpcError`
+ * promise (or any thenable) is awaited; a plain value (or a synchronous throw) answers with a completed `Result`
+ * at once, so a synchronous implementation costs no promise anywhere on the call path. A method the service does not declare rejects with `RpcError`
  * `method-not-found`. Methods are looked up once, at export; a method the implementation only inherits from
  * `Object.prototype` (`toString`, `constructor`…) counts as missing.
  *
@@ -73,24 +74,29 @@ export class ServiceInvoker extends Invoker {
     return this.service;
   }
 
-  invoke(invocation: Invocation): Promise<Result> {
+  invoke(invocation: Invocation): Result | Promise<Result> {
     const method = this.methods.get(invocation.methodName);
-    if (method === undefined) {
-      return Promise.reject(
-        new RpcError(
-          RpcErrorCode.METHOD_NOT_FOUND,
-          `Service ${this.service.name} has no method "${invocation.methodName}" (methods: ${this.service.methodNames.join(', ')}).`,
-        ),
-      );
-    }
+    if (method === undefined) return this.methodNotFound(invocation);
+    const args = invocation.args;
     let out: unknown;
     try {
-      out = method.apply(this.implementation, invocation.args);
+      // One argument — the common case — is cheaper as a `call` than an `apply`.
+      out = args.length === 1 ? method.call(this.implementation, args[0]) : method.apply(this.implementation, args);
     } catch (error) {
-      return Promise.resolve(Result.ofException(error));
+      return Result.ofException(error);
     }
+    // A synchronous implementation completes the call here: its Result travels back without a promise.
     if (out instanceof Promise) return out.then(toResult, toException);
     if (isThenable(out)) return Promise.resolve(out).then(toResult, toException);
-    return Promise.resolve(Result.of(out));
+    return Result.of(out);
+  }
+
+  private methodNotFound(invocation: Invocation): Promise<Result> {
+    return Promise.reject(
+      new RpcError(
+        RpcErrorCode.METHOD_NOT_FOUND,
+        `Service ${this.service.name} has no method "${invocation.methodName}" (methods: ${this.service.methodNames.join(', ')}).`,
+      ),
+    );
   }
 }

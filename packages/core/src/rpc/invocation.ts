@@ -21,6 +21,13 @@ export interface InvocationInit {
   readonly timeout?: number;
 }
 
+/** An abortable call's state: the controller (created when the signal is first read) and a pending abort. */
+interface AbortState {
+  controller: AbortController | undefined;
+  requested: boolean;
+  reason: unknown;
+}
+
 /**
  * One call in flight: method, arguments, attachments, and its cancellation signal and deadline.
  *
@@ -37,53 +44,48 @@ export interface InvocationInit {
  * ```
  */
 export class Invocation {
+  // Fields are declared (not initialised) and each assigned exactly once, in this order, by the constructor:
+  // one hidden class and no field-initialiser pass for the two invocations every call allocates.
   /** The method being called. */
-  readonly methodName: string;
+  declare readonly methodName: string;
   /** The call's arguments. */
-  args: unknown[];
-  #externalSignal: AbortSignal | undefined = undefined;
-  #controller: AbortController | undefined = undefined;
-  #abortable = false;
-  #abortRequested = false;
-  #abortReason: unknown = undefined;
+  declare args: unknown[];
   /** Absolute deadline in epoch milliseconds, if any. */
-  deadline: number | undefined;
+  declare deadline: number | undefined;
   /** The service called, when known. */
-  service: ServiceDefinition | undefined;
+  declare service: ServiceDefinition | undefined;
   /** A per-call timeout in ms that replaces the configured `timeout` (0: none); undefined: use the URL's. */
-  timeout: number | undefined;
+  declare timeout: number | undefined;
   /**
    * @internal Bookkeeping of consumer invokers: the deadline written for the current attempt, and the upstream
    * deadline it was derived from (so a retry of the same invocation gets a fresh timeout).
    */
-  attemptDeadline: { readonly deadline: number; readonly upstream: number | undefined } | undefined;
-  private attachmentMap: Map<string, AttachmentValue> | undefined;
-  private attributeMap: Map<string | symbol, unknown> | undefined = undefined;
+  declare attemptDeadline: { readonly deadline: number; readonly upstream: number | undefined } | undefined;
+  private declare externalSignal: AbortSignal | undefined;
+  /** Set once the call was made abortable (enableAbort/abort): kept apart so a plain call's object stays small. */
+  private declare abortState: AbortState | undefined;
+  private declare attachmentMap: Map<string, AttachmentValue> | undefined;
+  private declare attributeMap: Map<string | symbol, unknown> | undefined;
 
   constructor(init: InvocationInit);
   /** @internal The allocation-free form used by {@link Invocation.of}. */
   constructor(init: string, args: unknown[], service: ServiceDefinition | undefined);
   constructor(init: InvocationInit | string, args?: unknown[], service?: ServiceDefinition) {
-    if (typeof init === 'string') {
-      this.methodName = init;
-      this.args = args as unknown[];
-      this.deadline = undefined;
-      this.service = service;
-      this.timeout = undefined;
-      this.attemptDeadline = undefined;
-      this.attachmentMap = undefined;
+    // The string form is the per-call path: kept tiny so that it inlines; the object form is built by `fill`.
+    if (typeof init !== 'string') {
+      fill(this, init);
       return;
     }
-    this.methodName = init.methodName;
-    this.args = init.args === undefined ? [] : [...init.args];
-    this.#externalSignal = init.signal;
-    this.deadline = init.deadline;
-    this.service = init.service;
-    this.timeout = init.timeout;
+    this.methodName = init;
+    this.args = args as unknown[];
+    this.deadline = undefined;
+    this.service = service;
+    this.timeout = undefined;
     this.attemptDeadline = undefined;
-    const attachments = init.attachments;
-    this.attachmentMap =
-      attachments === undefined ? undefined : new Map(attachments instanceof Map ? attachments : Object.entries(attachments));
+    this.externalSignal = undefined;
+    this.abortState = undefined;
+    this.attachmentMap = undefined;
+    this.attributeMap = undefined;
   }
 
   /**
@@ -120,12 +122,13 @@ export class Invocation {
    * reads it, so calls whose implementation never looks pay nothing; it also follows the caller's signal.
    */
   get signal(): AbortSignal | undefined {
-    if (this.#controller !== undefined) return this.#controller.signal;
-    if (!this.#abortable) return this.#externalSignal;
+    const state = this.abortState;
+    if (state === undefined) return this.externalSignal;
+    if (state.controller !== undefined) return state.controller.signal;
     const controller = new AbortController();
-    this.#controller = controller;
-    const external = this.#externalSignal;
-    if (this.#abortRequested) controller.abort(this.#abortReason);
+    state.controller = controller;
+    const external = this.externalSignal;
+    if (state.requested) controller.abort(state.reason);
     else if (external !== undefined) {
       if (external.aborted) controller.abort(external.reason);
       else external.addEventListener('abort', () => controller.abort(external.reason), { once: true });
@@ -134,31 +137,35 @@ export class Invocation {
   }
 
   set signal(signal: AbortSignal | undefined) {
-    this.#externalSignal = signal;
-    if (this.#controller !== undefined && !this.#controller.signal.aborted) {
-      this.#controller = undefined;
+    this.externalSignal = signal;
+    const state = this.abortState;
+    if (state?.controller !== undefined && !state.controller.signal.aborted) {
+      state.controller = undefined;
     }
   }
 
   /** Makes {@link Invocation.signal} abortable by {@link Invocation.abort} (lazily: nothing is created until read). */
   enableAbort(): void {
-    this.#abortable = true;
+    this.abortState ??= { controller: undefined, requested: false, reason: undefined };
   }
 
   /** Aborts the call's signal with `reason` (see {@link Invocation.enableAbort}); later reads see it aborted. */
   abort(reason?: unknown): void {
-    if (this.#controller !== undefined) {
-      this.#controller.abort(reason);
+    const state = (this.abortState ??= { controller: undefined, requested: false, reason: undefined });
+    if (state.controller !== undefined) {
+      state.controller.abort(reason);
       return;
     }
-    this.#abortable = true;
-    this.#abortRequested = true;
-    this.#abortReason = reason;
+    state.requested = true;
+    state.reason = reason;
   }
 
   /** Whether {@link Invocation.abort} was called or the caller's signal aborted. */
   get aborted(): boolean {
-    return this.#abortRequested || this.#controller?.signal.aborted === true || this.#externalSignal?.aborted === true;
+    const state = this.abortState;
+    return (
+      (state !== undefined && (state.requested || state.controller?.signal.aborted === true)) || this.externalSignal?.aborted === true
+    );
   }
 
   /** Whether any attachment is set (without creating the attachment map). */
@@ -202,4 +209,21 @@ export class Invocation {
   remainingTime(now: number = Date.now()): number | undefined {
     return this.deadline === undefined ? undefined : this.deadline - now;
   }
+}
+
+/** The object form of the constructor: the same fields, assigned in the same order (one hidden class). */
+function fill(target: Invocation, init: InvocationInit): void {
+  const fields = target as unknown as Record<string, unknown>;
+  fields['methodName'] = init.methodName;
+  fields['args'] = init.args === undefined ? [] : [...init.args];
+  fields['deadline'] = init.deadline;
+  fields['service'] = init.service;
+  fields['timeout'] = init.timeout;
+  fields['attemptDeadline'] = undefined;
+  fields['externalSignal'] = init.signal;
+  fields['abortState'] = undefined;
+  const attachments = init.attachments;
+  fields['attachmentMap'] =
+    attachments === undefined ? undefined : new Map(attachments instanceof Map ? attachments : Object.entries(attachments));
+  fields['attributeMap'] = undefined;
 }

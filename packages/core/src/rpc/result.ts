@@ -18,15 +18,20 @@ import type { AttachmentValue } from './invocation.js';
  * ```
  */
 export class Result {
-  private attachmentMap: Map<string, AttachmentValue> | undefined = undefined;
+  // Declared, then assigned once each by the constructor: one hidden class, no field-initialiser pass.
+  /** The returned value (undefined when there is an exception). */
+  declare readonly value: unknown;
+  /** The business error, when `hasException()`. */
+  declare readonly exception: unknown;
+  private declare readonly failed: boolean;
+  private declare attachmentMap: Map<string, AttachmentValue> | undefined;
 
-  private constructor(
-    /** The returned value (undefined when there is an exception). */
-    readonly value: unknown,
-    /** The business error, when `hasException()`. */
-    readonly exception: unknown,
-    private readonly failed: boolean,
-  ) {}
+  private constructor(value: unknown, exception: unknown, failed: boolean) {
+    this.value = value;
+    this.exception = exception;
+    this.failed = failed;
+    this.attachmentMap = undefined;
+  }
 
   /** A successful result. */
   static of(value: unknown): Result {

@@ -1,6 +1,6 @@
 import { Invocation, type AttachmentValue } from '../rpc/invocation.js';
 import type { Invoker } from '../rpc/invoker.js';
-import type { Result } from '../rpc/result.js';
+import { Result } from '../rpc/result.js';
 import { RpcError } from '../rpc/rpc-error.js';
 import type { MethodSpec, ServiceDefinition, ServiceProxy } from './service-definition.js';
 
@@ -37,6 +37,56 @@ export type CallableProxy<M extends Record<string, MethodSpec>> = ServiceProxy<M
 };
 
 /**
+ * The calls of one proxy. A class, not closures per proxy: every proxy's methods then reach the same `call`
+ * function, so the engine can inline it at every call site instead of seeing a different target per proxy.
+ */
+class ProxyCalls {
+  private readonly unwrap: (result: Result) => unknown;
+  private readonly fail: ((error: unknown) => never) | undefined;
+
+  constructor(
+    private readonly invoker: Invoker,
+    private readonly gate: CallGate | undefined,
+  ) {
+    this.unwrap = gate
+      ? (result: Result) => {
+          gate.exit();
+          return result.recreate();
+        }
+      : (result: Result) => result.recreate();
+    this.fail = gate
+      ? (error: unknown) => {
+          gate.exit();
+          throw error;
+        }
+      : undefined;
+  }
+
+  call(invocation: Invocation): Promise<unknown> {
+    const gate = this.gate;
+    if (gate !== undefined) {
+      const refused = gate.enter();
+      if (refused !== undefined) return Promise.reject(refused);
+    }
+    let answer: Result | Promise<Result>;
+    try {
+      answer = this.invoker.invoke(invocation);
+    } catch (error) {
+      answer = Promise.reject(RpcError.from(error));
+    }
+    if (answer instanceof Result) {
+      // Completed synchronously: one settled promise for the caller, no hop.
+      gate?.exit();
+      return answer.hasException() ? Promise.reject(answer.exception) : Promise.resolve(answer.value);
+    }
+    return answer.then(this.unwrap, this.fail);
+  }
+}
+
+/** The prototype of every proxy: an empty object that itself inherits nothing (immutable). */
+const NOTHING: object = Object.freeze(Object.create(null) as object);
+
+/**
  * Creates the consumer-side proxy of a service: one method per declared method, each returning a promise.
  *
  * @remarks
@@ -56,34 +106,11 @@ export function createServiceProxy<M extends Record<string, MethodSpec>>(
   invoker: Invoker,
   gate?: CallGate,
 ): CallableProxy<M> {
-  const unwrap = gate
-    ? (result: Result) => {
-        gate.exit();
-        return result.recreate();
-      }
-    : (result: Result) => result.recreate();
-  const fail = gate
-    ? (error: unknown) => {
-        gate.exit();
-        throw error;
-      }
-    : undefined;
-  const call = (invocation: Invocation): Promise<unknown> => {
-    if (gate !== undefined) {
-      const refused = gate.enter();
-      if (refused !== undefined) return Promise.reject(refused);
-    }
-    let pending: Promise<Result>;
-    try {
-      pending = invoker.invoke(invocation);
-    } catch (error) {
-      pending = Promise.reject(RpcError.from(error));
-    }
-    return pending.then(unwrap, fail);
-  };
-  const proxy: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  const calls = new ProxyCalls(invoker, gate);
+  const call = (invocation: Invocation): Promise<unknown> => calls.call(invocation);
+  const proxy: Record<string, unknown> = Object.create(NOTHING) as Record<string, unknown>;
   for (const name of service.methodNames) {
-    proxy[name] = (...args: unknown[]) => call(Invocation.of(name, args, service));
+    proxy[name] = (...args: unknown[]) => calls.call(Invocation.of(name, args, service));
   }
   proxy['$call'] = (method: string, args: unknown[], options: CallOptions = {}) => {
     if (!service.methodDescriptors.has(method)) {

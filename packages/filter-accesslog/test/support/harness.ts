@@ -23,15 +23,20 @@ export const Greeter = defineService('org.acme.Greeter', {
   now: { returns: String },
 });
 
-/** Its implementation; `slow` delays `ping` by that many ms. */
-export function greeterImpl(slow = 0) {
+/**
+ * Its implementation; `slow` delays `ping` by that many ms. `seq`, `sayHello`, `buy` and `now` are synchronous, so
+ * their calls complete (and get their line) before the caller's next call arrives; `asyncSeq` makes `seq` answer
+ * after a macrotask instead, so that calls started together are all in flight at once.
+ */
+export function greeterImpl(slow = 0, asyncSeq = false) {
   return {
     sayHello: (name: string, times: number) => `hello ${name} x${times}`,
     ping: async (text: string) => {
       if (slow > 0) await new Promise((resolve) => setTimeout(resolve, slow));
       return text;
     },
-    seq: (_caller: number, n: number) => n,
+    seq: (_caller: number, n: number): number | Promise<number> =>
+      asyncSeq ? new Promise<number>((resolve) => setImmediate(() => resolve(n))) : n,
     buy: (item: string): string => {
       throw new OutOfStock(`no more ${item}`);
     },
@@ -48,7 +53,7 @@ export interface TestApp {
   /** Exports the Greeter with `parameters` and refers it (injvm, failfast: one attempt per call). */
   greeter(
     parameters: ExportOptions['parameters'],
-    options?: { readonly slow?: number; readonly export?: ExportOptions; readonly refer?: ReferOptions },
+    options?: { readonly slow?: number; readonly asyncSeq?: boolean; readonly export?: ExportOptions; readonly refer?: ReferOptions },
   ): Promise<CallableProxy<typeof Greeter.methods>>;
   /** Shuts the app down (idempotent) and removes the temp directories. */
   close(): Promise<void>;
@@ -69,7 +74,7 @@ export async function startApp(
     logger,
     dir,
     async greeter(parameters, more = {}) {
-      await app.export(Greeter, greeterImpl(more.slow), { ...more.export, parameters });
+      await app.export(Greeter, greeterImpl(more.slow, more.asyncSeq), { ...more.export, parameters });
       return app.refer(Greeter, { cluster: 'failfast', version: more.export?.version, group: more.export?.group, ...more.refer });
     },
     async close() {

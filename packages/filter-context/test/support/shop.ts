@@ -1,6 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { defineService, RpcContext, WeftApplication, type AttachmentValue } from '@weft/core';
+import {
+  buildFilterChain,
+  defineService,
+  Filter,
+  Invoker,
+  RpcContext,
+  URL,
+  WeftApplication,
+  type AttachmentValue,
+  type Invocation,
+  type Result,
+} from '@weft/core';
 import { getServerAttachments } from '@weft/filter-context';
 import { createTestApp, RecordingLogger } from '@weft/test-utils';
 
@@ -78,6 +89,45 @@ export async function startApp(packages: readonly string[] = PACKAGES): Promise<
       }
     },
   };
+}
+
+/** An invoker standing for the rest of a chain: answers each call with what `answer` returns (or throws). */
+export class StubInvoker extends Invoker {
+  /** The context each call saw when it reached this invoker. */
+  readonly seenContexts: (RpcContext | undefined)[] = [];
+
+  constructor(
+    private readonly url: URL,
+    private readonly answer: (invocation: Invocation) => Result | Promise<Result>,
+  ) {
+    super();
+  }
+
+  getUrl(): URL {
+    return this.url;
+  }
+
+  invoke(invocation: Invocation): Result | Promise<Result> {
+    this.seenContexts.push(RpcContext.current());
+    return this.answer(invocation);
+  }
+}
+
+/** A provider URL and a consumer URL of `Stock` in application `shop`. */
+export const STOCK_URLS = {
+  provider: URL.parse('injvm://127.0.0.1/org.acme.Stock?interface=org.acme.Stock&side=provider&application=shop'),
+  consumer: URL.parse('injvm://127.0.0.1/org.acme.Stock?interface=org.acme.Stock&side=consumer&application=shop'),
+} as const;
+
+/**
+ * The chain the loader activates for `side` (only this package's filter, with no other package installed but
+ * core and cluster) around `inner`, as the protocol builds it.
+ */
+export function chainAround(app: WeftApplication, side: 'provider' | 'consumer', inner: Invoker): Invoker {
+  const filters = app.model.getExtensionLoader(Filter);
+  const key = side === 'provider' ? 'service.filter' : 'reference.filter';
+  const active = filters.getActivateExtensions(inner.getUrl(), key, side);
+  return buildFilterChain(inner, active, (f) => filters.getExtensionName(f) ?? '?', app.model.logger);
 }
 
 /** A random delay of 0..max ms. */

@@ -3,13 +3,15 @@ import {
   Filter,
   Invocation,
   Protocol,
+  Result,
+  RpcError,
+  RpcErrorCode,
   URL,
   WeftApplication,
   type CallableProxy,
   type ExportOptions,
   type Invoker,
   type ReferOptions,
-  type Result,
   type ServiceImplementation,
 } from '@weft/core';
 import { createTestApp, freePort, RecordingLogger, type TestApp } from '@weft/test-utils';
@@ -69,9 +71,27 @@ export function greeterImpl(): ServiceImplementation<typeof Greeter.methods> {
 /** Records the invocations a provider chain sees (added as an activated provider filter). */
 export function recordingFilter(seen: Invocation[]): new () => Filter {
   return class RecordingFilter extends Filter {
-    invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+    invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
       seen.push(invocation);
       return invoker.invoke(invocation);
+    }
+  };
+}
+
+/**
+ * A provider filter (outermost) whose chain completes synchronously where it can: it records, per call, whether the
+ * rest of the chain answered with a completed `Result` (`sync`) or a promise (`async`); answers
+ * `sayHello('short')` itself with `Result.of('short-circuited')`; and throws `RpcError` `forbidden` synchronously
+ * for `join`.
+ */
+export function synchronousFilter(answers: string[]): new () => Filter {
+  return class SynchronousFilter extends Filter {
+    invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
+      if (invocation.methodName === 'join') throw new RpcError(RpcErrorCode.FORBIDDEN, 'no joins (thrown synchronously)');
+      if (invocation.methodName === 'sayHello' && invocation.args[0] === 'short') return Result.of('short-circuited');
+      const answer = invoker.invoke(invocation);
+      answers.push(`${invocation.methodName} ${answer instanceof Result ? 'sync' : 'async'}`);
+      return answer;
     }
   };
 }
