@@ -193,8 +193,7 @@ export abstract class AbstractClusterInvoker extends Invoker {
       this.checkWhetherDestroyed();
       const invokers = this.list(invocation);
       this.checkInvokers(invokers, invocation);
-      const loadBalance = this.initLoadBalance(invokers, invocation);
-      return this.doInvoke(invocation, invokers, loadBalance);
+      return this.doInvoke(invocation, invokers, this.initLoadBalance(invokers, invocation));
     } catch (error) {
       return Promise.reject(RpcError.from(error));
     }
@@ -214,8 +213,11 @@ export abstract class AbstractClusterInvoker extends Invoker {
   /** The load balance named by the first provider's method-level `loadbalance` (default `random`). */
   protected initLoadBalance(invokers: readonly Invoker[], invocation: Invocation): LoadBalance {
     const first = invokers[0];
-    if (first === undefined) return this.loadBalances.getExtension(ClusterDefaults.LOADBALANCE);
-    return this.settingsOf(first.getUrl(), invocation.getMethodName()).loadBalance;
+    return first === undefined ? this.defaultLoadBalance() : this.settingsOf(first.getUrl(), invocation.methodName).loadBalance;
+  }
+
+  private defaultLoadBalance(): LoadBalance {
+    return this.loadBalances.getExtension(ClusterDefaults.LOADBALANCE);
   }
 
   /** Whether attempts must be counted for this load balance (it reads `RpcStatus` counters). */
@@ -263,10 +265,11 @@ export abstract class AbstractClusterInvoker extends Invoker {
     selected: readonly Invoker[] | undefined
   ): Invoker {
     const first = invokers[0] as Invoker;
-    const sticky = this.settingsOf(first.getUrl(), invocation.getMethodName()).sticky;
+    const sticky = this.settingsOf(first.getUrl(), invocation.methodName).sticky;
     // The common case — one provider, not sticky, nothing tried yet — needs no further setting.
-    if (invokers.length === 1 && !sticky && selected === undefined && this.stickyInvoker === undefined) return first;
-    return this.selectAmong(loadBalance, invocation, invokers, selected, sticky);
+    return invokers.length === 1 && !sticky && selected === undefined && this.stickyInvoker === undefined
+      ? first
+      : this.selectAmong(loadBalance, invocation, invokers, selected, sticky);
   }
 
   private selectAmong(
@@ -364,14 +367,7 @@ export abstract class AbstractClusterInvoker extends Invoker {
    * the provider URL sets `actives` for the method, in which case the `active-limit` filter counts it.
    */
   protected invokeProvider(invoker: Invoker, invocation: Invocation, counted: boolean): Result | Promise<Result> {
-    if (!counted) {
-      try {
-        return invoker.invoke(invocation);
-      } catch (error) {
-        return Promise.reject(RpcError.from(error));
-      }
-    }
-    return this.invokeCounted(invoker, invocation);
+    return counted ? this.invokeCounted(invoker, invocation) : invokeSafely(invoker, invocation);
   }
 
   private invokeCounted(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
@@ -433,5 +429,14 @@ export abstract class AbstractClusterInvoker extends Invoker {
   /** Logs without ever throwing. */
   protected log(level: 'debug' | 'info' | 'warn' | 'error', message: string, error?: unknown): void {
     safeLog(this.logger, level, message, error);
+  }
+}
+
+/** The provider's answer; a synchronous throw becomes a rejection (`RpcError.from`). */
+function invokeSafely(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
+  try {
+    return invoker.invoke(invocation);
+  } catch (error) {
+    return Promise.reject(RpcError.from(error));
   }
 }

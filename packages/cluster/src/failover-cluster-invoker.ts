@@ -46,12 +46,10 @@ export class FailoverClusterInvoker extends AbstractClusterInvoker {
     // The retry budget is only needed after a failure: on the success path, only a `retries` attachment (which
     // must not travel to the provider) is taken off the invocation.
     const override = invocation.hasAttachments() ? this.takeRetriesOverride(invocation) : undefined;
-    const counted = this.countsRpcStatus(loadBalance);
     const invoker = this.select(loadBalance, invocation, invokers, undefined);
-    const answer = this.invokeProvider(invoker, invocation, counted);
+    const answer = this.invokeProvider(invoker, invocation, this.countsRpcStatus(loadBalance));
     // Completed: nothing to retry, no promise to chain.
-    if (answer instanceof Result) return answer;
-    return this.retryOnFailure(answer, invocation, invokers, loadBalance, counted, override, invoker);
+    return answer instanceof Result ? answer : this.retryOnFailure(answer, invocation, invokers, loadBalance, override, invoker);
   }
 
   // The closure lives here, off the synchronous path: one in `doInvoke` would cost a context allocation per call.
@@ -60,10 +58,10 @@ export class FailoverClusterInvoker extends AbstractClusterInvoker {
     invocation: Invocation,
     invokers: readonly Invoker[],
     loadBalance: LoadBalance,
-    counted: boolean,
     override: number | undefined,
     invoker: Invoker
   ): Promise<Result> {
+    const counted = this.countsRpcStatus(loadBalance);
     return pending.then(undefined, (error: unknown) =>
       this.onFailure(
         {

@@ -86,7 +86,7 @@ export abstract class AbstractInvoker extends Invoker {
 
   invoke(invocation: Invocation): Result | Promise<Result> {
     if (this.destroyed) return this.destroyedError(invocation);
-    if (this.token !== undefined && !invocation.hasAttachment('token')) invocation.setAttachment('token', this.token);
+    if (this.token !== undefined) this.attachToken(invocation);
     const timeout = invocation.timeout ?? this.timeoutOf(invocation.methodName);
     // No timeout, no deadline, no signal: nothing to enforce (kept small, so that it inlines into its callers).
     if (timeout <= 0 && invocation.deadline === undefined && invocation.signal === undefined) return this.call(invocation);
@@ -127,6 +127,10 @@ export abstract class AbstractInvoker extends Invoker {
     // Completed synchronously: nothing can time out or be cancelled any more — no timer, no listener, no promise.
     if (answer instanceof Result || (deadline === undefined && signal === undefined)) return answer;
     return this.guard(answer, invocation, deadline, timeout, byDeadline, signal);
+  }
+
+  private attachToken(invocation: Invocation): void {
+    if (!invocation.hasAttachment('token')) invocation.setAttachment('token', this.token as string);
   }
 
   private destroyedError(invocation: Invocation): Promise<Result> {

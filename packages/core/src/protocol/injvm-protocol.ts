@@ -127,19 +127,24 @@ class InjvmInvoker extends AbstractInvoker {
   }
 
   protected doInvoke(invocation: Invocation): Result | Promise<Result> {
-    const exporters = this.exporters;
-    if (this.seenVersion !== exporters.version) {
-      this.exporter = exporters.get(this.key);
-      this.seenVersion = exporters.version;
-    }
-    const exporter = this.exporter;
+    const exporter = this.seenVersion === this.exporters.version ? this.exporter : this.lookUp();
     if (exporter === undefined) return this.noProvider();
-    if (exporter.copy && this.copier !== undefined) return this.invokeCopying(exporter, invocation, this.copier);
-    const target = exporter.getInvoker();
     // A bare implementation (no provider filter, no token) reads only the method name and arguments: nothing on
     // the provider side can observe the invocation, so it needs no provider-side copy.
-    if (exporter.bare) return target.invoke(invocation);
-    return target.invoke(this.provided(exporter, invocation, invocation.args));
+    if (exporter.bare && (this.copier === undefined || !exporter.copy)) return exporter.getInvoker().invoke(invocation);
+    return this.invokeProvider(exporter, invocation);
+  }
+
+  /** The exporter of `key` now (kept until the table changes). */
+  private lookUp(): InjvmExporter | undefined {
+    this.exporter = this.exporters.get(this.key);
+    this.seenVersion = this.exporters.version;
+    return this.exporter;
+  }
+
+  private invokeProvider(exporter: InjvmExporter, invocation: Invocation): Result | Promise<Result> {
+    if (exporter.copy && this.copier !== undefined) return this.invokeCopying(exporter, invocation, this.copier);
+    return exporter.getInvoker().invoke(this.provided(exporter, invocation, invocation.args));
   }
 
   /** The provider side's own invocation: attachments it adds never leak back into the consumer's. */

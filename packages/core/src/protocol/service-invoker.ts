@@ -17,6 +17,13 @@ function toException(error: unknown): Result {
 }
 
 /** A promise of another realm or library (anything with a `then` method) is awaited like a native one. */
+/** The answer for an object the implementation returned: awaited when it is a promise (or any thenable). */
+function resultOf(out: object | null): Result | Promise<Result> {
+  if (out instanceof Promise) return out.then(toResult, toException);
+  if (isThenable(out)) return Promise.resolve(out).then(toResult, toException);
+  return Result.of(out);
+}
+
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (
     value !== null &&
@@ -86,9 +93,7 @@ export class ServiceInvoker extends Invoker {
       return Result.ofException(error);
     }
     // A synchronous implementation completes the call here: its Result travels back without a promise.
-    if (out instanceof Promise) return out.then(toResult, toException);
-    if (isThenable(out)) return Promise.resolve(out).then(toResult, toException);
-    return Result.of(out);
+    return typeof out === 'object' || typeof out === 'function' ? resultOf(out) : Result.of(out);
   }
 
   private methodNotFound(invocation: Invocation): Promise<Result> {

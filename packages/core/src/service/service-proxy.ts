@@ -64,23 +64,32 @@ class ProxyCalls {
 
   call(invocation: Invocation): Promise<unknown> {
     const gate = this.gate;
-    if (gate !== undefined) {
-      const refused = gate.enter();
-      if (refused !== undefined) return Promise.reject(refused);
-    }
-    let answer: Result | Promise<Result>;
-    try {
-      answer = this.invoker.invoke(invocation);
-    } catch (error) {
-      answer = Promise.reject(RpcError.from(error));
-    }
+    const refused = gate?.enter();
+    if (refused !== undefined) return Promise.reject(refused);
+    const answer = answerOf(this.invoker, invocation);
     if (answer instanceof Result) {
       // Completed synchronously: one settled promise for the caller, no hop.
       gate?.exit();
-      return answer.hasException() ? Promise.reject(answer.exception) : Promise.resolve(answer.value);
+      return settle(answer);
     }
     return answer.then(this.unwrap, this.fail);
   }
+}
+
+// Small helpers, out of line: the per-call path stays within what the engine inlines.
+
+/** The invoker's answer; a synchronous throw becomes a rejection. */
+function answerOf(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
+  try {
+    return invoker.invoke(invocation);
+  } catch (error) {
+    return Promise.reject(RpcError.from(error));
+  }
+}
+
+/** The caller's promise of a completed result: its value, or its business error as the rejection. */
+function settle(result: Result): Promise<unknown> {
+  return result.hasException() ? Promise.reject(result.exception) : Promise.resolve(result.value);
 }
 
 /** The prototype of every proxy: an empty object that itself inherits nothing (immutable). */
