@@ -195,7 +195,7 @@ export abstract class AbstractClusterInvoker extends Invoker {
       this.checkInvokers(invokers, invocation);
       return this.doInvoke(invocation, invokers, this.initLoadBalance(invokers, invocation));
     } catch (error) {
-      return Promise.reject(RpcError.from(error));
+      return rejection(error);
     }
   }
 
@@ -437,6 +437,10 @@ function invokeSafely(invoker: Invoker, invocation: Invocation): Result | Promis
   try {
     return invoker.invoke(invocation);
   } catch (error) {
-    return Promise.reject(RpcError.from(error));
+    return rejection(error);
   }
+}
+
+function rejection(error: unknown): Promise<never> {
+  return Promise.reject(RpcError.from(error));
 }

@@ -180,7 +180,7 @@ export abstract class AbstractInvoker extends Invoker {
     try {
       return this.doInvoke(invocation);
     } catch (error) {
-      return Promise.reject(RpcError.from(error));
+      return rejection(error);
     }
   }
 
@@ -202,4 +202,9 @@ export abstract class AbstractInvoker extends Invoker {
 
   /** Performs the call (no timeout handling needed). */
   protected abstract doInvoke(invocation: Invocation): Result | Promise<Result>;
+}
+
+/** A synchronous throw of `doInvoke`, as the rejection callers expect (out of line: off the hot path). */
+function rejection(error: unknown): Promise<never> {
+  return Promise.reject(RpcError.from(error));
 }

@@ -83,13 +83,21 @@ function answerOf(invoker: Invoker, invocation: Invocation): Result | Promise<Re
   try {
     return invoker.invoke(invocation);
   } catch (error) {
-    return Promise.reject(RpcError.from(error));
+    return rejection(error);
   }
+}
+
+function rejection(error: unknown): Promise<never> {
+  return Promise.reject(RpcError.from(error));
 }
 
 /** The caller's promise of a completed result: its value, or its business error as the rejection. */
 function settle(result: Result): Promise<unknown> {
-  return result.hasException() ? Promise.reject(result.exception) : Promise.resolve(result.value);
+  return result.hasException() ? businessRejection(result) : Promise.resolve(result.value);
+}
+
+function businessRejection(result: Result): Promise<never> {
+  return Promise.reject(result.exception);
 }
 
 /** The prototype of every proxy: an empty object that itself inherits nothing (immutable). */
