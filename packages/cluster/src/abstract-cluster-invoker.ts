@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import {
   Invoker,
   RandomSource,
+  invokeSafely,
   RpcError,
   RpcErrorCode,
   type Directory,
@@ -18,10 +19,24 @@ import {
 import { ClusterDefaults, ClusterKeys } from './cluster-keys.js';
 import { safeLog } from '@weft/core/spi';
 
-/** What a provider URL configures for one method, cached per URL object and method. */
-interface ProviderSettings {
+/**
+ * What a provider URL configures for one method, as {@link AbstractClusterInvoker.settingsOf} reads it.
+ *
+ * @remarks
+ * Cached per URL object and method name: URLs are immutable, so an override (a new URL object) means fresh
+ * settings. `loadBalance` is the extension `loadBalanceName` names, already resolved.
+ *
+ * @example
+ * ```ts
+ * const { loadBalance, sticky } = this.settingsOf(invokers[0].getUrl(), invocation.methodName);
+ * ```
+ */
+export interface ProviderSettings {
+  /** The method-level `loadbalance` key (default `random`). */
   readonly loadBalanceName: string;
+  /** The load balance extension it names. */
   readonly loadBalance: LoadBalance;
+  /** The method-level `sticky` key (default `false`). */
   readonly sticky: boolean;
 }
 
@@ -429,15 +444,6 @@ export abstract class AbstractClusterInvoker extends Invoker {
   /** Logs without ever throwing. */
   protected log(level: 'debug' | 'info' | 'warn' | 'error', message: string, error?: unknown): void {
     safeLog(this.logger, level, message, error);
-  }
-}
-
-/** The provider's answer; a synchronous throw becomes a rejection (`RpcError.from`). */
-function invokeSafely(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
-  try {
-    return invoker.invoke(invocation);
-  } catch (error) {
-    return rejection(error);
   }
 }
 

@@ -10,7 +10,7 @@
  * @packageDocumentation
  */
 export { AbstractCluster, type ClusterInvokerParts } from './abstract-cluster.js';
-export { AbstractClusterInvoker } from './abstract-cluster-invoker.js';
+export { AbstractClusterInvoker, type ProviderSettings } from './abstract-cluster-invoker.js';
 export { LeastScoreLoadBalance } from './least-score-load-balance.js';
 export { AbstractLoadBalance } from './abstract-load-balance.js';
 export { ClusterDefaults, ClusterKeys } from './cluster-keys.js';

@@ -24,6 +24,8 @@ import {
   type ServiceImplementation,
 } from '@weft/core';
 
+import { FirstCluster } from './support/first-cluster.js';
+
 // ---------------------------------------------------------------------------------------------------------------
 // Harness
 
@@ -40,20 +42,6 @@ class SilentLogger extends Logger {
   }
   error(message: string): void {
     this.messages.push(message);
-  }
-}
-
-/** The trivial cluster: calls the first listed invoker. */
-class FirstCluster extends Cluster {
-  join(dir: Directory): Invoker {
-    return new (class extends Invoker {
-      getUrl(): URL {
-        return dir.getUrl();
-      }
-      invoke(inv: Invocation): Result | Promise<Result> {
-        return (dir.list(inv)[0] as Invoker).invoke(inv);
-      }
-    })();
   }
 }
 

@@ -11,7 +11,6 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   AbstractInvoker,
   Cluster,
-  type Directory,
   ExtensionError,
   ExtensionErrorCode,
   Filter,
@@ -30,6 +29,8 @@ import {
   type ExportOptions,
   type ReferOptions,
 } from '@weft/core';
+
+import { FirstCluster } from './support/first-cluster.js';
 
 const Echo = defineService('org.acme.Echo', { echo: { args: [String], returns: String } });
 
@@ -89,20 +90,6 @@ class BoomFilter extends Filter {
   invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     if (boomError !== undefined) throw boomError;
     return invoker.invoke(invocation);
-  }
-}
-
-/** A cluster that calls the directory's first invoker: enough to refer without @weft/cluster. */
-class FirstCluster extends Cluster {
-  join(directory: Directory): Invoker {
-    return new (class extends Invoker {
-      getUrl(): URL {
-        return directory.getUrl();
-      }
-      invoke(invocation: Invocation): Result | Promise<Result> {
-        return (directory.list(invocation)[0] as Invoker).invoke(invocation);
-      }
-    })();
   }
 }
 

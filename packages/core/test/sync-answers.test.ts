@@ -24,9 +24,11 @@ import {
   ServiceInvoker,
   URL,
   WeftApplication,
+  invokeSafely,
   whenSettled,
-  type Directory,
 } from '@weft/core';
+
+import { FirstCluster } from './support/first-cluster.js';
 
 class QuietLogger extends Logger {
   readonly errors: string[] = [];
@@ -92,6 +94,43 @@ describe('whenSettled', () => {
   });
 });
 
+describe('invokeSafely', () => {
+  class Answering extends Invoker {
+    constructor(private readonly answer: () => Result | Promise<Result>) {
+      super();
+    }
+    getUrl(): URL {
+      return URL_;
+    }
+    invoke(): Result | Promise<Result> {
+      return this.answer();
+    }
+  }
+
+  it('returns a completed Result itself and a promise as is', () => {
+    const done = Result.of(1);
+    const pending = Promise.resolve(Result.of(2));
+    expect(invokeSafely(new Answering(() => done), Invocation.of('m', [], undefined))).toBe(done);
+    expect(invokeSafely(new Answering(() => pending), Invocation.of('m', [], undefined))).toBe(pending);
+  });
+
+  it('turns a synchronous throw into a rejection carrying an RpcError', async () => {
+    const answer = invokeSafely(
+      new Answering(() => {
+        throw new TypeError('broken invoker');
+      }),
+      Invocation.of('m', [], undefined),
+    );
+    expect(answer).toBeInstanceOf(Promise);
+    const error = await Promise.resolve(answer).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(RpcError);
+    expect((error as RpcError).message).toContain('broken invoker');
+  });
+});
+
 describe('ServiceInvoker', () => {
   const invoker = new ServiceInvoker(Greeter, impl, URL_);
 
@@ -132,7 +171,7 @@ describe('filter chains', () => {
         return result;
       });
     }
-    onResponse(): void {
+    override onResponse(): void {
       this.log.push(`onResponse ${this.tag}`);
     }
   }
@@ -156,7 +195,7 @@ describe('filter chains', () => {
       invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
         return invoker.invoke(invocation);
       }
-      onResponse(): void {
+      override onResponse(): void {
         throw new Error('hook broke');
       }
     }
@@ -177,7 +216,7 @@ describe('filter chains', () => {
         if (this.fail) throw failure;
         return invoker.invoke(invocation);
       }
-      onError(error: unknown): void {
+      override onError(error: unknown): void {
         seen.push(`${this.tag} ${(error as RpcError).code}`);
       }
     }
@@ -252,26 +291,12 @@ describe('AbstractInvoker', () => {
 // ---------------------------------------------------------------------------------------------------------------
 // End to end through injvm: proxy → cluster → consumer chain → injvm → provider chain → implementation.
 
-/** A cluster that calls the first provider and passes its answer through as is. */
-class PassCluster extends Cluster {
-  join(dir: Directory): Invoker {
-    return new (class extends Invoker {
-      getUrl(): URL {
-        return dir.getUrl();
-      }
-      invoke(inv: Invocation): Result | Promise<Result> {
-        return (dir.list(inv)[0] as Invoker).invoke(inv);
-      }
-    })();
-  }
-}
-
 const hooks: string[] = [];
 class ProviderHook extends Filter {
   invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     return whenSettled(invoker.invoke(invocation), (result) => result.setAttachment('served', 'yes'));
   }
-  onResponse(result: Result): void {
+  override onResponse(result: Result): void {
     hooks.push(`provider onResponse ${String(result.value)}`);
   }
 }
@@ -280,7 +305,7 @@ class ConsumerHook extends Filter {
     invocation.setAttachment('trace', 't-1');
     return invoker.invoke(invocation);
   }
-  onResponse(result: Result): void {
+  override onResponse(result: Result): void {
     hooks.push(`consumer onResponse ${String(result.getAttachment('served'))}`);
   }
 }
@@ -299,7 +324,7 @@ async function startApp(): Promise<WeftApplication> {
   writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 't', version: '1.0.0' }));
   const app = await WeftApplication.start({ root, name: 't', logger: new QuietLogger() });
   apps.push(app);
-  app.model.getExtensionLoader(Cluster).addExtension('failover', PassCluster);
+  app.model.getExtensionLoader(Cluster).addExtension('failover', FirstCluster);
   const filters = app.model.getExtensionLoader(Filter);
   filters.addExtension('providerhook', ProviderHook, { activate: { group: ['provider'] } });
   filters.addExtension('consumerhook', ConsumerHook, { activate: { group: ['consumer'] } });

@@ -1,7 +1,8 @@
 import { Invocation, type AttachmentValue } from '../rpc/invocation.js';
 import type { Invoker } from '../rpc/invoker.js';
 import { Result } from '../rpc/result.js';
-import { RpcError } from '../rpc/rpc-error.js';
+import { invokeSafely } from '../rpc/invoke-safely.js';
+import type { RpcError } from '../rpc/rpc-error.js';
 import type { MethodSpec, ServiceDefinition, ServiceProxy } from './service-definition.js';
 
 /** Per-call options for a proxy's `$call`. */
@@ -66,7 +67,7 @@ class ProxyCalls {
     const gate = this.gate;
     const refused = gate?.enter();
     if (refused !== undefined) return Promise.reject(refused);
-    const answer = answerOf(this.invoker, invocation);
+    const answer = invokeSafely(this.invoker, invocation);
     if (answer instanceof Result) {
       // Completed synchronously: one settled promise for the caller, no hop.
       gate?.exit();
@@ -77,19 +78,6 @@ class ProxyCalls {
 }
 
 // Small helpers, out of line: the per-call path stays within what the engine inlines.
-
-/** The invoker's answer; a synchronous throw becomes a rejection. */
-function answerOf(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
-  try {
-    return invoker.invoke(invocation);
-  } catch (error) {
-    return rejection(error);
-  }
-}
-
-function rejection(error: unknown): Promise<never> {
-  return Promise.reject(RpcError.from(error));
-}
 
 /** The caller's promise of a completed result: its value, or its business error as the rejection. */
 function settle(result: Result): Promise<unknown> {
