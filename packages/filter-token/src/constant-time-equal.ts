@@ -4,9 +4,11 @@ import { timingSafeEqual } from 'node:crypto';
  * Compares a secret with a candidate in time that depends only on the secret's length.
  *
  * @remarks
- * Both are compared as UTF-8 bytes. The candidate is copied into a zeroed buffer of the secret's length
- * (truncated or padded) and compared with `crypto.timingSafeEqual`, which needs equal lengths; the length
- * check is computed as well and combined without a short circuit. So the time taken does not reveal how many
+ * Two strings are compared code unit by code unit in a loop that always runs over the whole secret, OR-ing the
+ * differences (and the length difference) together — no early exit. Otherwise both are compared as UTF-8
+ * bytes: the candidate is copied into a zeroed buffer of the secret's length (truncated or padded) and compared
+ * with `crypto.timingSafeEqual`, which needs equal lengths; the length check is computed as well and combined
+ * without a short circuit. So the time taken does not reveal how many
  * leading bytes matched, nor whether the lengths differ — only the secret's length, which is fixed per provider,
  * and the candidate's, which the caller knows. An empty secret equals only an empty candidate.
  *
@@ -28,16 +30,27 @@ export function constantTimeEqual(secret: string | Uint8Array, candidate: string
  * @internal Used by the token filter, one per provider URL.
  */
 export class SecretMatcher {
+  private readonly text: string | undefined;
   private readonly secret: Buffer;
   private readonly scratch: Buffer;
 
   constructor(secret: string | Uint8Array) {
+    this.text = typeof secret === 'string' ? secret : undefined;
     this.secret = typeof secret === 'string' ? Buffer.from(secret, 'utf8') : Buffer.from(secret);
     this.scratch = Buffer.alloc(this.secret.length);
   }
 
   /** Whether `candidate` equals the secret, in time independent of where they differ. */
   matches(candidate: string | Uint8Array): boolean {
+    const text = this.text;
+    if (text !== undefined && typeof candidate === 'string') {
+      // Both strings (every token check): compare UTF-16 code units in a loop over the secret's length — no
+      // early exit, no buffer copy, no native call. Past its end the candidate reads as 0; the length
+      // difference is folded in, so a prefix never matches.
+      let diff = text.length ^ candidate.length;
+      for (let i = 0; i < text.length; i++) diff |= text.charCodeAt(i) ^ (candidate.charCodeAt(i) | 0);
+      return diff === 0;
+    }
     const scratch = this.scratch;
     scratch.fill(0);
     let length: number;

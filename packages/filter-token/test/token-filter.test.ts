@@ -292,6 +292,12 @@ describe('constantTimeEqual', () => {
     expect(constantTimeEqual('s3cret', '')).toBe(false);
     expect(constantTimeEqual('', 's3cret')).toBe(false);
     expect(constantTimeEqual('', '')).toBe(true);
+    expect(constantTimeEqual('s3cret\u0000', 's3cret')).toBe(false); // nor is a secret's trailing NUL
+  });
+
+  it('tells apart strings that only UTF-8 encoding would confuse (lone surrogates become U+FFFD there)', () => {
+    expect(constantTimeEqual('tok\ud800', 'tok\udc00')).toBe(false);
+    expect(constantTimeEqual('tok\ud800', 'tok\ud800')).toBe(true);
   });
 
   it('compares bytes too', () => {
