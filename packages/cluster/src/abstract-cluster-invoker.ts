@@ -3,7 +3,6 @@ import { hostname } from 'node:os';
 import {
   Invoker,
   RandomSource,
-  invokeSafely,
   RpcError,
   RpcErrorCode,
   type Directory,
@@ -444,6 +443,18 @@ export abstract class AbstractClusterInvoker extends Invoker {
   /** Logs without ever throwing. */
   protected log(level: 'debug' | 'info' | 'warn' | 'error', message: string, error?: unknown): void {
     safeLog(this.logger, level, message, error);
+  }
+}
+
+/**
+ * The provider's answer; a synchronous throw becomes a rejection (`RpcError.from`). Deliberately not shared with
+ * core's proxy: each copy's `invoker.invoke` call site sees one kind of invoker and stays monomorphic.
+ */
+function invokeSafely(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
+  try {
+    return invoker.invoke(invocation);
+  } catch (error) {
+    return rejection(error);
   }
 }
 

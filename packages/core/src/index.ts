@@ -17,7 +17,6 @@ export { RpcError, RpcErrorCode, type RpcErrorOptions } from './rpc/rpc-error.js
 export { Invocation, type AttachmentValue, type InvocationInit } from './rpc/invocation.js';
 export { Result } from './rpc/result.js';
 export { whenSettled } from './rpc/when-settled.js';
-export { invokeSafely } from './rpc/invoke-safely.js';
 export { Invoker } from './rpc/invoker.js';
 export { Filter } from './filter/filter.js';
 export { RpcStatus, RpcStatusRegistry } from './rpc/rpc-status.js';

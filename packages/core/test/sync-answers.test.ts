@@ -24,7 +24,6 @@ import {
   ServiceInvoker,
   URL,
   WeftApplication,
-  invokeSafely,
   whenSettled,
 } from '@weft/core';
 
@@ -91,43 +90,6 @@ describe('whenSettled', () => {
       value: 'recovered network',
     });
     await expect(whenSettled(Promise.reject(failure), (r) => r)).rejects.toBe(failure);
-  });
-});
-
-describe('invokeSafely', () => {
-  class Answering extends Invoker {
-    constructor(private readonly answer: () => Result | Promise<Result>) {
-      super();
-    }
-    getUrl(): URL {
-      return URL_;
-    }
-    invoke(): Result | Promise<Result> {
-      return this.answer();
-    }
-  }
-
-  it('returns a completed Result itself and a promise as is', () => {
-    const done = Result.of(1);
-    const pending = Promise.resolve(Result.of(2));
-    expect(invokeSafely(new Answering(() => done), Invocation.of('m', [], undefined))).toBe(done);
-    expect(invokeSafely(new Answering(() => pending), Invocation.of('m', [], undefined))).toBe(pending);
-  });
-
-  it('turns a synchronous throw into a rejection carrying an RpcError', async () => {
-    const answer = invokeSafely(
-      new Answering(() => {
-        throw new TypeError('broken invoker');
-      }),
-      Invocation.of('m', [], undefined),
-    );
-    expect(answer).toBeInstanceOf(Promise);
-    const error = await Promise.resolve(answer).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(RpcError);
-    expect((error as RpcError).message).toContain('broken invoker');
   });
 });
 

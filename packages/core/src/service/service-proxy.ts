@@ -1,8 +1,7 @@
 import { Invocation, type AttachmentValue } from '../rpc/invocation.js';
 import type { Invoker } from '../rpc/invoker.js';
 import { Result } from '../rpc/result.js';
-import { invokeSafely } from '../rpc/invoke-safely.js';
-import type { RpcError } from '../rpc/rpc-error.js';
+import { RpcError } from '../rpc/rpc-error.js';
 import type { MethodSpec, ServiceDefinition, ServiceProxy } from './service-definition.js';
 
 /** Per-call options for a proxy's `$call`. */
@@ -67,7 +66,7 @@ class ProxyCalls {
     const gate = this.gate;
     const refused = gate?.enter();
     if (refused !== undefined) return Promise.reject(refused);
-    const answer = invokeSafely(this.invoker, invocation);
+    const answer = answerOf(this.invoker, invocation);
     if (answer instanceof Result) {
       // Completed synchronously: one settled promise for the caller, no hop.
       gate?.exit();
@@ -78,6 +77,23 @@ class ProxyCalls {
 }
 
 // Small helpers, out of line: the per-call path stays within what the engine inlines.
+
+/**
+ * The invoker's answer; a synchronous throw becomes a rejection. Clusters have their own copy on purpose: a
+ * shared helper would make its `invoker.invoke` call site see every kind of invoker (polymorphic), where each
+ * copy sees one kind and the engine inlines it.
+ */
+function answerOf(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
+  try {
+    return invoker.invoke(invocation);
+  } catch (error) {
+    return rejection(error);
+  }
+}
+
+function rejection(error: unknown): Promise<never> {
+  return Promise.reject(RpcError.from(error));
+}
 
 /** The caller's promise of a completed result: its value, or its business error as the rejection. */
 function settle(result: Result): Promise<unknown> {
