@@ -216,7 +216,8 @@ function hookThrew(logger: Logger, name: string, hook: 'onResponse' | 'onError',
  * Built at export/refer time; the per-call path is one `filter.invoke(next, invocation)` per filter — no
  * activation lookups, no closures, no array walks. Listener hooks cost nothing when no filter has them. When
  * some do, the call's settlement is observed once: `onResponse` (the call answered — synchronously, or by its
- * promise resolving — possibly with a business error in the result) or `onError` (it rejected), innermost filter first, each hook at most once per call. A
+ * promise resolving — possibly with a business error in the result) or `onError` (it rejected), innermost
+ * filter first, each hook at most once per call. A
  * synchronous throw that escapes the chain reaches the `onError` of the filter that threw and of every outer
  * filter, innermost first (Dubbo's rule); one that an outer (async) filter turns into a rejection is reported
  * as that rejection. Unlike Dubbo, a throwing hook is logged and does not change the outcome seen by the caller

@@ -16,7 +16,6 @@ function toException(error: unknown): Result {
   return Result.ofException(error);
 }
 
-/** A promise of another realm or library (anything with a `then` method) is awaited like a native one. */
 /** The answer for an object the implementation returned: awaited when it is a promise (or any thenable). */
 function resultOf(out: object | null): Result | Promise<Result> {
   if (out instanceof Promise) return out.then(toResult, toException);
@@ -24,6 +23,7 @@ function resultOf(out: object | null): Result | Promise<Result> {
   return Result.of(out);
 }
 
+/** A promise of another realm or library (anything with a `then` method) is awaited like a native one. */
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (
     value !== null &&
@@ -39,8 +39,8 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
  * Whatever the implementation throws or rejects with is a **business error**: it becomes a `Result` carrying
  * it (never a rejection), so filters see it in `onResponse` and consumers never retry or mock it. A returned
  * promise (or any thenable) is awaited; a plain value (or a synchronous throw) answers with a completed `Result`
- * at once, so a synchronous implementation costs no promise anywhere on the call path. A method the service does not declare rejects with `RpcError`
- * `method-not-found`. Methods are looked up once, at export; a method the implementation only inherits from
+ * at once, so a synchronous implementation costs no promise anywhere on the call path. A method the service
+ * does not declare rejects with `RpcError` `method-not-found`. Methods are looked up once, at export; a method the implementation only inherits from
  * `Object.prototype` (`toString`, `constructor`…) counts as missing.
  *
  * @example
