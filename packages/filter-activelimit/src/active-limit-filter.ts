@@ -192,8 +192,19 @@ export class ActiveLimitFilter extends Filter {
       this.end(invocation, url, method, arrived, start, true);
       return answer;
     }
-    // Pending: exactly one of the two reactions runs. A foreign thenable is still awaited.
-    const pending: Promise<Result> = answer instanceof Promise ? answer : Promise.resolve(answer);
+    // A foreign thenable is still awaited.
+    return this.endWhenSettled(answer instanceof Promise ? answer : Promise.resolve(answer), invocation, url, method, arrived, start);
+  }
+
+  /** Pending: exactly one of the two reactions runs (closures only here, off the synchronous path). */
+  private endWhenSettled(
+    pending: Promise<Result>,
+    invocation: Invocation,
+    url: URL,
+    method: string,
+    arrived: number | undefined,
+    start: number,
+  ): Promise<Result> {
     return pending.then(
       (result) => {
         this.end(invocation, url, method, arrived, start, true);
