@@ -1,3 +1,5 @@
+import { Invoker, type Invocation, type Result, type URL } from '@weft/core';
+
 /** A throwaway application directory. */
 export interface TestApp {
   /** Real path of the application root (has package.json and node_modules). */
@@ -27,3 +29,17 @@ export class RecordingLogger {
 
 /** The lines between `// #region <name>` and `// #endregion <name>` of a source text, unindented. */
 export function sourceRegion(source: string, name: string): string;
+
+/**
+ * Stands for the rest of a chain in filter tests: answers each call with what `answer(invocation)` returns (or
+ * throws), and records the invocations that reached it.
+ */
+export class StubInvoker extends Invoker {
+  constructor(url: URL, answer: (invocation: Invocation) => Result | Promise<Result>);
+  /** The invocations that reached it, in order. */
+  readonly reached: Invocation[];
+  /** How many calls reached it. */
+  get calls(): number;
+  getUrl(): URL;
+  invoke(invocation: Invocation): Result | Promise<Result>;
+}

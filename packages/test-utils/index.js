@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { Invoker } from '@weft/core';
+
 const packagesDir = dirname(dirname(fileURLToPath(import.meta.url)));
 
 /**
@@ -77,4 +79,31 @@ export function sourceRegion(source, name) {
   const lines = source.slice(source.indexOf('\n', start) + 1, end).split('\n').slice(0, -1);
   const indent = Math.min(...lines.filter((l) => l.trim() !== '').map((l) => l.length - l.trimStart().length));
   return lines.map((l) => l.slice(indent)).join('\n');
+}
+
+/**
+ * Stands for the rest of a chain in filter tests: answers each call with what `answer(invocation)` returns (or
+ * throws), and records the invocations that reached it.
+ */
+export class StubInvoker extends Invoker {
+  constructor(url, answer) {
+    super();
+    this.url = url;
+    this.answer = answer;
+    this.reached = [];
+  }
+
+  /** How many calls reached it. */
+  get calls() {
+    return this.reached.length;
+  }
+
+  getUrl() {
+    return this.url;
+  }
+
+  invoke(invocation) {
+    this.reached.push(invocation);
+    return this.answer(invocation);
+  }
 }

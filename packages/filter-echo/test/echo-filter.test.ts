@@ -14,7 +14,7 @@ import {
   WeftApplication,
 } from '@weft/core';
 import { ECHO_METHOD, EchoFilter } from '@weft/filter-echo';
-import { createTestApp, RecordingLogger, type TestApp } from '@weft/test-utils';
+import { createTestApp, RecordingLogger, StubInvoker, type TestApp } from '@weft/test-utils';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Harness: a real application (core + cluster + this package), the filter in the chain the loader builds.
@@ -152,24 +152,6 @@ describe('$echo', () => {
     expect(implementationCalls).toBe(0);
   });
 });
-
-/** Stands for the rest of the provider chain: answers with what `answer` returns (or throws), counting calls. */
-class StubInvoker extends Invoker {
-  calls = 0;
-  constructor(
-    private readonly url: URL,
-    private readonly answer: () => Result | Promise<Result>,
-  ) {
-    super();
-  }
-  getUrl(): URL {
-    return this.url;
-  }
-  invoke(): Result | Promise<Result> {
-    this.calls++;
-    return this.answer();
-  }
-}
 
 /** The provider chain the loader activates (echo, test-deny) around `inner`. */
 function providerChain(app: WeftApplication, inner: Invoker): Invoker {

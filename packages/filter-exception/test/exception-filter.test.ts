@@ -14,7 +14,7 @@ import {
   WeftApplication,
 } from '@weft/core';
 import { ExceptionFilter, UndeclaredError } from '@weft/filter-exception';
-import { createTestApp, RecordingLogger, type TestApp } from '@weft/test-utils';
+import { createTestApp, RecordingLogger, StubInvoker, type TestApp } from '@weft/test-utils';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Harness: a real application (core + cluster + this package), the filter in the chain the loader builds.
@@ -325,22 +325,6 @@ describe('undeclared errors', () => {
 
 /** The test filters left out: the provider chain is then `exception` alone, synchronous all the way. */
 const ONLY_EXCEPTION = '-test-probe,-test-tag,-test-refuse';
-
-/** Stands for the rest of the provider chain: answers with what `answer` returns (or throws). */
-class StubInvoker extends Invoker {
-  constructor(
-    private readonly url: URL,
-    private readonly answer: () => Result | Promise<Result>,
-  ) {
-    super();
-  }
-  getUrl(): URL {
-    return this.url;
-  }
-  invoke(): Result | Promise<Result> {
-    return this.answer();
-  }
-}
 
 describe('synchronous calls', () => {
   const providerUrl = URL.parse(`injvm://127.0.0.1/org.acme.Payments?interface=org.acme.Payments&side=provider&service.filter=${ONLY_EXCEPTION}`);

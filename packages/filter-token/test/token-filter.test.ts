@@ -14,7 +14,7 @@ import {
   WeftApplication,
 } from '@weft/core';
 import { constantTimeEqual, TOKEN_KEY, TokenFilter } from '@weft/filter-token';
-import { createTestApp, RecordingLogger, type TestApp } from '@weft/test-utils';
+import { createTestApp, RecordingLogger, StubInvoker, type TestApp } from '@weft/test-utils';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Harness: a real application (core + cluster + this package), the filter in the chain the loader builds.
@@ -194,24 +194,6 @@ describe('token check', () => {
     expect(await vault.$call('open', ['b'], { attachments: { strip: true } })).toBe('opened b');
   });
 });
-
-/** Stands for the rest of the provider chain: answers with what `answer` returns (or throws), recording calls. */
-class StubInvoker extends Invoker {
-  readonly reached: Invocation[] = [];
-  constructor(
-    private readonly url: URL,
-    private readonly answer: () => Result | Promise<Result>,
-  ) {
-    super();
-  }
-  getUrl(): URL {
-    return this.url;
-  }
-  invoke(invocation: Invocation): Result | Promise<Result> {
-    this.reached.push(invocation);
-    return this.answer();
-  }
-}
 
 describe('synchronous calls', () => {
   const providerUrl = URL.parse('injvm://127.0.0.1/org.acme.Vault?interface=org.acme.Vault&side=provider&token=s3cret');

@@ -22,7 +22,7 @@ import {
 } from '@weft/core';
 import { ConfigValidator } from '@weft/core/spi';
 import { MemoryTpsLimiter, TpsLimiter, TpsLimitFilter, tpsRuleOf } from '@weft/filter-tpslimit';
-import { createTestApp, RecordingLogger, type TestApp } from '@weft/test-utils';
+import { createTestApp, RecordingLogger, StubInvoker, type TestApp } from '@weft/test-utils';
 
 const Greeter = defineService('org.acme.Greeter', {
   sayHello: { args: [String], returns: String },
@@ -265,24 +265,6 @@ class ReconfigurableInvoker extends Invoker {
   }
   invoke(invocation: Invocation): Result | Promise<Result> {
     return this.target.invoke(invocation);
-  }
-}
-
-/** Stands for the implementation: answers every call with what `answer` returns (or throws). */
-class StubInvoker extends Invoker {
-  calls = 0;
-  constructor(
-    private readonly url: URL,
-    private readonly answer: () => Result | Promise<Result>,
-  ) {
-    super();
-  }
-  getUrl(): URL {
-    return this.url;
-  }
-  invoke(): Result | Promise<Result> {
-    this.calls++;
-    return this.answer();
   }
 }
 

@@ -13,7 +13,7 @@ import {
   type Result,
 } from '@weft/core';
 import { getServerAttachments } from '@weft/filter-context';
-import { createTestApp, RecordingLogger } from '@weft/test-utils';
+import { createTestApp, RecordingLogger, StubInvoker as SharedStubInvoker } from '@weft/test-utils';
 
 /** Core, the cluster strategies (a reference needs one) and this package. */
 export const PACKAGES = ['@weft/core', '@weft/cluster', '@weft/filter-context'] as const;
@@ -91,25 +91,13 @@ export async function startApp(packages: readonly string[] = PACKAGES): Promise<
   };
 }
 
-/** An invoker standing for the rest of a chain: answers each call with what `answer` returns (or throws). */
-export class StubInvoker extends Invoker {
-  /** The context each call saw when it reached this invoker. */
+/** The shared stub, also recording the context each call saw when it reached it. */
+export class StubInvoker extends SharedStubInvoker {
   readonly seenContexts: (RpcContext | undefined)[] = [];
 
-  constructor(
-    private readonly url: URL,
-    private readonly answer: (invocation: Invocation) => Result | Promise<Result>,
-  ) {
-    super();
-  }
-
-  getUrl(): URL {
-    return this.url;
-  }
-
-  invoke(invocation: Invocation): Result | Promise<Result> {
+  override invoke(invocation: Invocation): Result | Promise<Result> {
     this.seenContexts.push(RpcContext.current());
-    return this.answer(invocation);
+    return super.invoke(invocation);
   }
 }
 
