@@ -43,6 +43,8 @@ export { LoadBalance } from './cluster/load-balance.js';
 export { Serialization } from './serialization/serialization.js';
 export { JsonSerialization } from './serialization/json-serialization.js';
 export { realize, describeType, errorFromData, errorToData, type ErrorData } from './service/realize.js';
+export { Realizer, MAX_REALIZE_DEPTH, type MethodRealizer, type RealizeFn } from './service/realizer.js';
+export { mapOf, setOf, MapType, SetType, type FieldTypes } from './service/type-descriptors.js';
 export { createServiceProxy, type CallableProxy, type CallGate, type CallOptions } from './service/service-proxy.js';
 export { AbstractInvoker, DEFAULT_TIMEOUT } from './protocol/abstract-invoker.js';
 export { ServiceInvoker } from './protocol/service-invoker.js';

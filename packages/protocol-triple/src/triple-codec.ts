@@ -1,7 +1,7 @@
 import {
   errorFromData,
   errorToData,
-  realize,
+  Realizer,
   RpcError,
   RpcErrorCode,
   type ErrorData,
@@ -57,12 +57,6 @@ export interface TripleCodec {
   decodeException(bytes: Uint8Array, method: MethodDescriptor | undefined): Error;
 }
 
-/** Per-method strings for realisation messages, built once. */
-interface Places {
-  readonly args: readonly string[];
-  readonly result: string;
-}
-
 const RPC_CODES: ReadonlySet<string> = new Set(Object.values(RpcErrorCode));
 
 /** Parameter types whose values travel as JSON arrays (so `[[…]]` vs `[…]` needs care for one-parameter methods). */
@@ -77,7 +71,9 @@ function isArrayLike(type: TypeDescriptor | undefined): boolean {
  * A request is the serialized argument array; a response the serialized return value (`null` for void); a
  * business error `errorToData(error)`, rebuilt on the consumer with `errorFromData(data, method.throws)` — or, for
  * an `RpcError` a provider filter put in the result, as an `RpcError` with the same code. Arguments and results are
- * realised against the declared types (`realize`), so `Date`s, `Map`s and classes arrive as such.
+ * realised against the declared types to any depth (a {@link Realizer} compiles each method's types once), so
+ * `Date`s, `Map`s, `Set`s and classes arrive as such, nested fields included; a value that does not fit fails
+ * with `RpcError` `serialization` naming the field path (`greet() result .at: expected Date, got "yesterday"`).
  *
  * Argument binding follows Dubbo's plain-HTTP rules (§A.11), in gRPC mode too: a JSON array is the argument list;
  * a one-parameter method also takes the bare value (`"world"`, `{…}`), and an array that is not a one-element
@@ -92,7 +88,8 @@ function isArrayLike(type: TypeDescriptor | undefined): boolean {
 export class SerializationCodec implements TripleCodec {
   readonly name: string;
   readonly contentType: string;
-  private readonly places = new WeakMap<MethodDescriptor, Places>();
+  /** Each method's declared types, compiled once (per codec, so per protocol instance). */
+  private readonly realizer = new Realizer();
 
   constructor(private readonly serialization: Serialization) {
     this.name = serialization.contentSubtype;
@@ -138,9 +135,7 @@ export class SerializationCodec implements TripleCodec {
         `${method?.name ?? 'The method'}() takes ${types.length} argument(s) but ${args.length} were sent.`,
       );
     }
-    const places = this.placesOf(method as MethodDescriptor);
-    for (let i = 0; i < args.length; i++) args[i] = realize(args[i], types[i], places.args[i]);
-    return args;
+    return this.realizer.method(method as MethodDescriptor).args(args);
   }
 
   encodeResult(value: unknown, _method?: MethodDescriptor): Uint8Array {
@@ -150,7 +145,7 @@ export class SerializationCodec implements TripleCodec {
   decodeResult(bytes: Uint8Array, method: MethodDescriptor | undefined): unknown {
     const value = this.serialization.deserialize(bytes);
     if (method === undefined) return value;
-    return realize(value, method.returns, this.placesOf(method).result);
+    return this.realizer.method(method).result(value);
   }
 
   encodeException(error: unknown, _method?: MethodDescriptor): Uint8Array {
@@ -169,18 +164,6 @@ export class SerializationCodec implements TripleCodec {
       return new RpcError(record['code'] as RpcErrorCode, message);
     }
     return errorFromData({ ...record, name, message } as ErrorData, method?.throws);
-  }
-
-  private placesOf(method: MethodDescriptor): Places {
-    let places = this.places.get(method);
-    if (places === undefined) {
-      places = {
-        args: (method.args ?? []).map((_, i) => `argument ${i} of ${method.name}`),
-        result: `result of ${method.name}`,
-      };
-      this.places.set(method, places);
-    }
-    return places;
   }
 }
 

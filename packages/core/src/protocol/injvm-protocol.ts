@@ -8,7 +8,8 @@ import { ExtensionError, ExtensionErrorCode } from '../extension/extension-error
 import type { ExtensionLoader } from '../extension/extension-loader.js';
 import { InjectLoader } from '../extension/injector.js';
 import { Serialization } from '../serialization/serialization.js';
-import { errorFromData, errorToData, realize } from '../service/realize.js';
+import { errorFromData, errorToData } from '../service/realize.js';
+import { Realizer } from '../service/realizer.js';
 import type { ServiceDefinition } from '../service/service-definition.js';
 import { AbstractInvoker } from './abstract-invoker.js';
 import { Exporter } from './exporter.js';
@@ -88,19 +89,27 @@ interface Copier {
 }
 
 class SerializingCopier implements Copier {
-  constructor(private readonly serialization: Serialization) {}
+  constructor(
+    private readonly serialization: Serialization,
+    /** The protocol's realiser: each method's declared types are compiled once. */
+    private readonly realizer: Realizer,
+  ) {}
 
   args(invocation: Invocation): unknown[] {
     const copied = this.serialization.copy(invocation.args) as unknown[];
-    const types = invocation.method?.args;
-    if (types === undefined) return copied;
-    return copied.map((value, i) => realize(value, types[i], `argument ${i} of ${invocation.methodName}`));
+    const method = invocation.method;
+    return method === undefined ? copied : this.realizer.method(method).args(copied);
   }
 
   result(result: Result, invocation: Invocation): Result {
-    const copy = result.hasException()
-      ? Result.ofException(errorFromData(this.serialization.copy(errorToData(result.exception)) as never, invocation.method?.throws))
-      : Result.of(realize(this.serialization.copy(result.value), invocation.method?.returns, `result of ${invocation.methodName}`));
+    const method = invocation.method;
+    let copy: Result;
+    if (result.hasException()) {
+      copy = Result.ofException(errorFromData(this.serialization.copy(errorToData(result.exception)) as never, method?.throws));
+    } else {
+      const value = this.serialization.copy(result.value);
+      copy = Result.of(method === undefined ? value : this.realizer.method(method).result(value));
+    }
     if (result.hasAttachments()) for (const [key, value] of result.getAttachments()) copy.setAttachment(key, value);
     return copy;
   }
@@ -197,6 +206,7 @@ class InjvmInvoker extends AbstractInvoker {
  */
 export class InjvmProtocol extends Protocol {
   private readonly exporters = new ExporterTable();
+  private readonly realizer = new Realizer();
 
   constructor(@InjectLoader(Serialization) private readonly serializations: ExtensionLoader<Serialization>) {
     super();
@@ -225,7 +235,9 @@ export class InjvmProtocol extends Protocol {
 
   async refer(service: ServiceDefinition, url: URL): Promise<Invoker> {
     const copy = url.getParameter('copy', true);
-    const copier = copy ? new SerializingCopier(this.serializations.getExtension(url.getParameter('serialization', 'json'))) : undefined;
+    const copier = copy ? new SerializingCopier(this.serializations.getExtension(url.getParameter('serialization', 'json')), this.realizer) : undefined;
+    // Compiled now: a malformed `fields` declaration fails the refer, not the first call.
+    if (copier !== undefined) for (const method of service.methodDescriptors.values()) this.realizer.method(method);
     return new InjvmInvoker(service, url, this.exporters, copier);
   }
 

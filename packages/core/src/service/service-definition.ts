@@ -1,8 +1,26 @@
 import { ExtensionError, ExtensionErrorCode } from '../extension/extension-error.js';
+import { checkDescriptor } from './realizer.js';
+import type { MapType, SetType } from './type-descriptors.js';
 
 /**
  * A runtime type descriptor: `String`, `Number`, `Boolean`, `Object`, `Date`, `Map`, `Set`, a class, `[T]` for
- * an array of `T`, or `null` for "no value" (void).
+ * an array of `T`, `mapOf(K, V)`, `setOf(T)`, or `null` for "no value" (void).
+ *
+ * @remarks
+ * A class declares the types of its fields with a static `fields` map (`static readonly fields = { at: Date,
+ * replies: [Greeting] }`); values are then realised field by field, to any depth, and fields it does not name are
+ * copied as they arrive. A class may name itself or a class declared later (use a `static get fields()` for a
+ * forward reference). See the types guide (`docs/guide/types.md`) for the rules.
+ *
+ * @example
+ * ```ts
+ * class Greeting {
+ *   text = '';
+ *   at = new Date(0);
+ *   static readonly fields = { at: Date };
+ * }
+ * defineService('org.acme.Greeter', { greet: { args: [String], returns: Greeting } });
+ * ```
  */
 export type TypeDescriptor =
   | StringConstructor
@@ -16,6 +34,8 @@ export type TypeDescriptor =
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   | (new (...args: any[]) => unknown)
   | readonly [TypeDescriptor]
+  | MapType
+  | SetType
   | null;
 
 /** The TypeScript type a {@link TypeDescriptor} stands for. */
@@ -39,9 +59,13 @@ export type TypeOf<D> = D extends null
                   ? Record<string, unknown>
                   : D extends readonly [infer E]
                     ? TypeOf<E>[]
-                    : D extends new (...args: never[]) => infer I
-                      ? I
-                      : unknown;
+                    : D extends MapType<infer K, infer V>
+                      ? Map<TypeOf<K>, TypeOf<V>>
+                      : D extends SetType<infer E>
+                        ? Set<TypeOf<E>>
+                        : D extends new (...args: never[]) => infer I
+                          ? I
+                          : unknown;
 
 /** Declaration of one method: its parameter types and return type. */
 export interface MethodSpec {
@@ -123,6 +147,8 @@ export class ServiceDefinition<M extends Record<string, MethodSpec> = Record<str
         );
       }
       const spec = methods[method] as MethodSpec;
+      spec.args?.forEach((type, i) => checkDescriptor(type, `defineService("${name}"): ${method}() argument ${i}`));
+      if (spec.returns !== undefined) checkDescriptor(spec.returns, `defineService("${name}"): ${method}() result`);
       descriptors.set(
         method,
         Object.freeze({ name: method, args: spec.args, returns: spec.returns ?? null, throws: spec.throws ?? [] }),
@@ -152,7 +178,8 @@ export class ServiceDefinition<M extends Record<string, MethodSpec> = Record<str
  *   sayHello: { args: [String], returns: String },
  * });
  * ```
- * @throws `ERR_SPI_INVALID_PARAMETER` for a malformed interface or method name.
+ * @throws `ERR_SPI_INVALID_PARAMETER` for a malformed interface or method name, or an argument or return type that
+ * is not a {@link TypeDescriptor} (a class's `fields` are checked when its values are first realised).
  */
 export function defineService<const M extends Record<string, MethodSpec>>(name: string, methods: M): ServiceDefinition<M> {
   return new ServiceDefinition(name, methods);

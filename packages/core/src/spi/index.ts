@@ -66,6 +66,8 @@ export { StaticDirectory } from '../cluster/static-directory.js';
 export { LoadBalance } from '../cluster/load-balance.js';
 export { Serialization } from '../serialization/serialization.js';
 export { realize, describeType, errorFromData, errorToData, type ErrorData } from '../service/realize.js';
+export { Realizer, MAX_REALIZE_DEPTH, type MethodRealizer, type RealizeFn } from '../service/realizer.js';
+export { mapOf, setOf, MapType, SetType, type FieldTypes } from '../service/type-descriptors.js';
 export { AbstractInvoker, DEFAULT_TIMEOUT } from '../protocol/abstract-invoker.js';
 export { ServiceInvoker } from '../protocol/service-invoker.js';
 export { buildFilterChain } from '../filter/filter-chain.js';
