@@ -801,10 +801,10 @@ describe('injvm: serialization', () => {
   it('a value that does not fit the declared type rejects with RpcError serialization naming where', async () => {
     const { proxy, state } = await setup();
     const numeric = await rpcError(proxy.numeric(), RpcErrorCode.SERIALIZATION);
-    expect(numeric.message).toBe('numeric() result: expected Number, got "not a number"');
+    expect(numeric.message).toBe('numeric() result: expected Number, got "not a number".');
     const when = proxy.when as (d: unknown) => Promise<Date>;
     const arg = await rpcError(when('not a date'), RpcErrorCode.SERIALIZATION);
-    expect(arg.message).toBe('when() argument 0: expected Date, got "not a date"');
+    expect(arg.message).toBe('when() argument 0: expected Date, got "not a date".');
     expect(state.received).toHaveLength(0);
   });
 

@@ -164,32 +164,32 @@ describe('realize: nested declared types', () => {
 
 describe('realize: errors name the field path', () => {
   it('names the field, the index and the map entry, with the expected type and the value got', () => {
-    expect(failure({ at: 'yesterday' }, Greeting, 'greet() result').message).toBe('greet() result .at: expected Date, got "yesterday"');
+    expect(failure({ at: 'yesterday' }, Greeting, 'greet() result').message).toBe('greet() result .at: expected Date, got "yesterday".');
     expect(failure({ replies: [{ at: 0 }, { at: 'soon' }] }, Greeting, 'greet() result').message).toBe(
-      'greet() result .replies[1].at: expected Date, got "soon"',
+      'greet() result .replies[1].at: expected Date, got "soon".',
     );
     expect(failure({ items: [{}, {}, {}, { price: 'cheap' }] }, Order, 'buy() argument 0').message).toBe(
-      'buy() argument 0 .items[3].price: expected Number, got "cheap"',
+      'buy() argument 0 .items[3].price: expected Number, got "cheap".',
     );
-    expect(failure({ byAuthor: [['ann', { at: 'x' }]] }, Greeting, 'r').message).toBe('r .byAuthor[0][1].at: expected Date, got "x"');
-    expect(failure({ byAuthor: [['ann']] }, Greeting, 'r').message).toBe('r .byAuthor[0]: expected a [key, value] pair, got ["ann"]');
-    expect(failure({ byAuthor: { 'a b': { at: 'x' } } }, Greeting, 'r').message).toBe('r .byAuthor["a b"].at: expected Date, got "x"');
-    expect(failure({ seen: ['never'] }, Greeting, 'r').message).toBe('r .seen[0]: expected Date, got "never"');
-    expect(failure({ seen: 'never' }, Greeting, 'r').message).toBe('r .seen: expected Set<Date>, got "never"');
-    expect(failure({ replies: {} }, Greeting, 'r').message).toBe('r .replies: expected Reply[], got {}');
-    expect(failure({ byAuthor: 3 }, Greeting, 'r').message).toBe('r .byAuthor: expected Map<String, Reply>, got 3');
-    expect(failure([['x', 'y']], mapOf(Number, String), 'r').message).toBe('r [0][0]: expected Number, got "x"');
+    expect(failure({ byAuthor: [['ann', { at: 'x' }]] }, Greeting, 'r').message).toBe('r .byAuthor[0][1].at: expected Date, got "x".');
+    expect(failure({ byAuthor: [['ann']] }, Greeting, 'r').message).toBe('r .byAuthor[0]: expected a [key, value] pair, got ["ann"].');
+    expect(failure({ byAuthor: { 'a b': { at: 'x' } } }, Greeting, 'r').message).toBe('r .byAuthor["a b"].at: expected Date, got "x".');
+    expect(failure({ seen: ['never'] }, Greeting, 'r').message).toBe('r .seen[0]: expected Date, got "never".');
+    expect(failure({ seen: 'never' }, Greeting, 'r').message).toBe('r .seen: expected Set<Date>, got "never".');
+    expect(failure({ replies: {} }, Greeting, 'r').message).toBe('r .replies: expected Reply[], got {}.');
+    expect(failure({ byAuthor: 3 }, Greeting, 'r').message).toBe('r .byAuthor: expected Map<String, Reply>, got 3.');
+    expect(failure([['x', 'y']], mapOf(Number, String), 'r').message).toBe('r [0][0]: expected Number, got "x".');
   });
 
   it('names the top level alone, and the path alone without a place', () => {
-    expect(failure('abc', Number, 'count() result').message).toBe('count() result: expected Number, got "abc"');
-    expect(failure({ at: 'x' }, Reply).message).toBe('.at: expected Date, got "x"');
-    expect(failure('abc', Number).message).toBe('value: expected Number, got "abc"');
+    expect(failure('abc', Number, 'count() result').message).toBe('count() result: expected Number, got "abc".');
+    expect(failure({ at: 'x' }, Reply).message).toBe('.at: expected Date, got "x".');
+    expect(failure('abc', Number).message).toBe('value: expected Number, got "abc".');
   });
 
   it('shortens a long value in the message', () => {
     const message = failure('x'.repeat(200), Number, 'r').message;
-    expect(message).toBe(`r: expected Number, got "${'x'.repeat(76)}...`);
+    expect(message).toBe(`r: expected Number, got "${'x'.repeat(76)}....`);
   });
 });
 
@@ -200,7 +200,7 @@ describe('realize: hostile depth', () => {
   it(`refuses data nested deeper than ${MAX_REALIZE_DEPTH} levels with a clear error, not a stack overflow`, () => {
     const message = failure(deepTree(100_000), TreeNode, 'grow() result').message;
     expect(message).toMatch(
-      /^grow\(\) result (\.children\[0\]){3}…\(\d+ more\)…(\.children\[0\]){3}: nested deeper than 256 levels \(the limit for realised values\)$/,
+      /^grow\(\) result (\.children\[0\]){3}…\(\d+ more\)…(\.children\[0\]){3}: nested deeper than 256 levels \(the limit for realised values\)\.$/,
     );
   });
 

@@ -487,7 +487,7 @@ describe('runtime URL changes (no re-refer)', () => {
     const referred = app.getReferenceUrl(greeter);
     const error = overrideError(() => app.override(greeter, { 'count.mock': 'force:return abc' }));
     expect(error.message).toMatch(
-      /^override\(org\.acme\.Greeter\): count\.mock=force:return abc is not a valid mock expression: for count\(\): Cannot convert "abc" to Number \(mock value of count\)\. Expected \[force:\|fail:\]/,
+      /^override\(org\.acme\.Greeter\): count\.mock=force:return abc is not a valid mock expression: for count\(\): mock value of count: expected Number, got "abc"\. Expected \[force:\|fail:\]/,
     );
     expect(app.getReferenceUrl(greeter)).toBe(referred);
     expect(await greeter.count()).toBe(1);
@@ -701,7 +701,7 @@ describe('errors of the mock itself', () => {
     const greeter = await app.refer(Greeter, { mock: 'return abc', retries: 0 });
     expect(await greeter.sayHello('x')).toBe('abc');
     const error = await rpcRejection(greeter.count());
-    expect(error.message).toMatch(/^mock error: mock return invoke error\. method: count, mock: abc, url: consumer:\/\/.*: Cannot convert "abc" to Number \(mock value of count\)\., invoke error is: Failed to invoke/);
+    expect(error.message).toMatch(/^mock error: mock return invoke error\. method: count, mock: abc, url: consumer:\/\/.*: mock value of count: expected Number, got "abc"\., invoke error is: Failed to invoke/);
     expect(error.message).toContain(NO_PROVIDER);
     expect(error.code).toBe(RpcErrorCode.UNKNOWN);
   });
@@ -709,7 +709,7 @@ describe('errors of the mock itself', () => {
   it('in force mode there is no original failure to report', async () => {
     const greeter = await app.refer(Greeter, { mock: 'force:return abc' });
     const error = await rpcRejection(greeter.count());
-    expect(error.message).toMatch(/^mock error: mock return invoke error\. method: count, mock: abc, url: consumer:\/\/\S*: Cannot convert "abc" to Number \(mock value of count\)\.$/);
+    expect(error.message).toMatch(/^mock error: mock return invoke error\. method: count, mock: abc, url: consumer:\/\/\S*: mock value of count: expected Number, got "abc"\.$/);
   });
 
   it('a MockInvoker with no mock value for the method: "mock can not be null"', async () => {
@@ -819,7 +819,7 @@ describe('mock:// providers (Part C)', () => {
   it('a bad mock:// value is not validated at refer; it fails when used, keeping the original failure', async () => {
     const greeter = await app.refer(Greeter, { mock: 'fail:return null', retries: 0, url: `${MOCK_URL}?count.mock=return+abc&sayHello.mock=throw+TypeError` });
     const conversion = await rpcRejection(greeter.count());
-    expect(conversion.message).toMatch(/^mock error: mock return invoke error\. method: count, mock: abc, url: mock:\/\/0\.0\.0\.0\/org\.acme\.Greeter\?.*: Cannot convert "abc" to Number \(mock value of count\)\., invoke error is: Failed to invoke the method count in the service org\.acme\.Greeter\. No provider available/);
+    expect(conversion.message).toMatch(/^mock error: mock return invoke error\. method: count, mock: abc, url: mock:\/\/0\.0\.0\.0\/org\.acme\.Greeter\?.*: mock value of count: expected Number, got "abc"\., invoke error is: Failed to invoke the method count in the service org\.acme\.Greeter\. No provider available/);
     const throwing = await rpcRejection(greeter.sayHello('x'));
     expect(throwing.message).toMatch(
       /^mock error: mock throw error: TypeError argument error: no error class "TypeError" is declared by the method or registered \(registered: none\)\., invoke error is: /,
@@ -872,11 +872,11 @@ describe('validation at refer time (Dubbo 3.3 removed it)', () => {
   const GRAMMAR = 'Expected [force:|fail:] followed by "return <value>" (empty, null, true, false, "text", 123, {json}, [json]), "throw", "throw <ErrorName>", or true/default/<registered mock name>.';
 
   it.each([
-    [{ methods: { count: { mock: 'return abc' } } }, 'count.mock=return abc is not a valid mock expression: for count(): Cannot convert "abc" to Number (mock value of count). '],
+    [{ methods: { count: { mock: 'return abc' } } }, 'count.mock=return abc is not a valid mock expression: for count(): mock value of count: expected Number, got "abc". '],
     [{ methods: { count: { mock: 'return 12345678901234567890' } } }, 'count.mock=return 12345678901234567890 is not a valid mock expression: for count(): Mock value 12345678901234567890 does not fit a JavaScript number. '],
-    [{ methods: { user: { mock: 'return [1]' } } }, 'user.mock=return [1] is not a valid mock expression: for user(): Cannot convert [1] to User (mock value of user). '],
+    [{ methods: { user: { mock: 'return [1]' } } }, 'user.mock=return [1] is not a valid mock expression: for user(): mock value of user: expected User, got [1]. '],
     [{ methods: { info: { mock: 'force:return {oops' } } }, 'info.mock=force:return {oops is not a valid mock expression: for info(): Expected ":" at position 5 of "{oops". '],
-    [{ methods: { ok: { mock: 'return 1' } } }, 'ok.mock=return 1 is not a valid mock expression: for ok(): Cannot convert 1 to Boolean (mock value of ok). '],
+    [{ methods: { ok: { mock: 'return 1' } } }, 'ok.mock=return 1 is not a valid mock expression: for ok(): mock value of ok: expected Boolean, got 1. '],
     [{ mock: 'throw Nope' }, 'mock=throw Nope is not a valid mock expression: no error class "Nope" is declared by the method or registered with MockRegistry.registerError (registered: none). '],
     [{ mock: 'throw `X`' }, 'mock=throw `X` is not a valid mock expression: "throw "X"": expected an error class name. '],
     [{ mock: 'RETURN 1' }, 'mock=RETURN 1 is not a valid mock expression: "RETURN 1" is neither "return <value>", "throw [ErrorName]" nor the name of a registered mock implementation. '],
@@ -894,12 +894,12 @@ describe('validation at refer time (Dubbo 3.3 removed it)', () => {
   it('an interface-level return value must fit at least one method', async () => {
     const error = await referRejection(app.refer(Counter, { mock: 'return abc' }));
     expect(error.message).toBe(
-      'refer(org.acme.Counter): mock=return abc is not a valid mock expression: for count(): Cannot convert "abc" to Number (mock value of count); ' +
-        `for ok(): Cannot convert "abc" to Boolean (mock value of ok). ${GRAMMAR}`,
+      'refer(org.acme.Counter): mock=return abc is not a valid mock expression: for count(): mock value of count: expected Number, got "abc"; ' +
+        `for ok(): mock value of ok: expected Boolean, got "abc". ${GRAMMAR}`,
     );
     const fitsOk = await app.refer(Counter, { mock: 'force:return true' });
     expect(await fitsOk.ok()).toBe(true);
-    expect((await rpcRejection(fitsOk.count())).message).toContain('Cannot convert true to Number');
+    expect((await rpcRejection(fitsOk.count())).message).toContain('mock value of count: expected Number, got true.');
   });
 
   it.each([

@@ -65,7 +65,7 @@ describe('SerializationCodec: arguments', () => {
     expect(notArray).toBeInstanceOf(RpcError);
     expect((notArray as RpcError).code).toBe(RpcErrorCode.SERIALIZATION);
     expect(() => codec.bindArguments([1, 2, 3], method('add'))).toThrow(/takes 2 argument\(s\) but 3 were sent/);
-    expect(() => codec.bindArguments(['x', 2], method('add'))).toThrow('add() argument 0: expected Number, got "x"');
+    expect(() => codec.bindArguments(['x', 2], method('add'))).toThrow('add() argument 0: expected Number, got "x".');
   });
 
   it('passes values through untyped when the method is unknown', () => {

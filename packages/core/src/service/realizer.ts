@@ -73,7 +73,7 @@ function toRpcError(mismatch: Mismatch, where: string): RpcError {
   const path = formatPath(mismatch.path);
   const place = where !== '' && path !== '' ? `${where} ${path}` : where || path || 'value';
   const problem = mismatch.reason ?? `expected ${mismatch.expected}, got ${show(mismatch.value)}`;
-  return new RpcError(RpcErrorCode.SERIALIZATION, `${place}: ${problem}`);
+  return new RpcError(RpcErrorCode.SERIALIZATION, `${place}: ${problem}.`);
 }
 
 function tooDeep(value: unknown): Mismatch {
