@@ -1,6 +1,7 @@
 // Benchmarks of value realisation (`realize` and the compiled `Realizer`). Run: `node --expose-gc
 // packages/core/bench/realize.mjs` after a build. Rows:
 //   flat     a class with five scalar fields (no field declarations)
+//   basket   ten `lines: [Line]` of three scalar fields (no Dates), next to a hand-written nested copy
 //   nested   an order: `at: Date`, ten `items: [Item]` with a `Date` each, `tags: setOf(String)`, `byId: mapOf(String, Item)`
 // `realize()` compiles the descriptor on each call (the mock package's use); `Realizer#type()` compiles once and
 // the figure is the per-call path the injvm copier and the tri codec run. The floor is a hand-written copy.
@@ -30,7 +31,17 @@ class Order {
   tags = new Set();
   byId = new Map();
 }
+class Line {
+  sku = '';
+  price = 0;
+  qty = 0;
+}
+class Basket {
+  id = '';
+  lines = [];
+}
 if (typeof core.mapOf === 'function') {
+  Basket.fields = { lines: [Line] };
   Item.fields = { at: Date };
   Order.fields = { at: Date, items: [Item], tags: core.setOf(String), byId: core.mapOf(String, Item) };
 }
@@ -43,6 +54,18 @@ const nested = {
   items,
   tags: ['a', 'b', 'c'],
   byId: items.slice(0, 3).map((item) => [item.sku, item]),
+};
+
+const basket = { id: 'b-1', lines: Array.from({ length: 10 }, (_, i) => ({ sku: `s${i}`, price: i * 1.5, qty: i })) };
+const floorBasket = (v) => {
+  const o = Object.create(Basket.prototype);
+  for (const k of Object.keys(v)) o[k] = v[k];
+  o.lines = v.lines.map((line) => {
+    const l = Object.create(Line.prototype);
+    for (const k of Object.keys(line)) l[k] = line[k];
+    return l;
+  });
+  return o;
 };
 
 const floorFlat = (v) => {
@@ -58,6 +81,9 @@ if (typeof core.Realizer === 'function') {
   const realizer = new core.Realizer();
   const flatOf = realizer.type(User);
   rows.push(await measure('flat: Realizer#type(User) (compiled)', () => blackhole(flatOf(flat, 'x() result'))));
+  const basketOf = realizer.type(Basket);
+  rows.push(await measure('basket (10 lines, no Dates): hand-written copy', () => blackhole(floorBasket(basket))));
+  rows.push(await measure('basket: Realizer#type(Basket) (compiled)', () => blackhole(basketOf(basket, 'x() result'))));
   const nestedOf = realizer.type(Order);
   rows.push(await measure('nested: realize(value, Order)', () => blackhole(realize(nested, Order, 'x() result'))));
   rows.push(await measure('nested: Realizer#type(Order) (compiled)', () => blackhole(nestedOf(nested, 'x() result'))));

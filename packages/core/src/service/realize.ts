@@ -1,5 +1,5 @@
 import { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
-import { Realizer, typeName } from './realizer.js';
+import { realizeOnce, typeName, type Realizer } from './realizer.js';
 import type { TypeDescriptor } from './service-definition.js';
 
 const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
@@ -31,7 +31,7 @@ export function describeType(type: TypeDescriptor): string {
  * (`greet() result .at: expected Date, got "yesterday"`); `ERR_SPI_INVALID_PARAMETER` for a malformed declaration.
  */
 export function realize(value: unknown, type: TypeDescriptor | undefined, where = ''): unknown {
-  return new Realizer().type(type)(value, where);
+  return realizeOnce(value, type, where);
 }
 
 /** Serialisable form of an error: its name, message and own enumerable data. */

@@ -384,64 +384,86 @@ export class Realizer {
     const known = this.nodes.get(type);
     if (known !== undefined) return known;
     const pending = new Map<object, Node>();
-    const node = this.compile(type, place, pending);
+    const node = compile(type, place, pending, this.nodes);
     // Only a fully compiled graph is kept: a bad declaration leaves nothing half-built behind.
     for (const [key, value] of pending) this.nodes.set(key, value);
     return node;
   }
+}
 
-  private compile(type: TypeDescriptor, place: string, pending: Map<object, Node>): Node {
-    if (type === null) return toVoid;
-    const known = this.nodes.get(type) ?? pending.get(type);
-    if (known !== undefined) return known;
-    checkDescriptor(type, place);
-    const standard = STANDARD.get(type);
-    if (standard !== undefined) return standard;
-    let node: Node;
-    // Elements first: a malformed element is reported before the container's name is needed.
-    if (Array.isArray(type)) {
-      const element = this.compile(type[0] as TypeDescriptor, `${place}[]`, pending);
-      node = arrayNode(typeName(type), element);
-    } else if (type instanceof MapType) {
-      const key = this.compile(type.key, `${place} key`, pending);
-      node = mapNode(typeName(type), key, this.compile(type.value, `${place} value`, pending));
-    } else if (type instanceof SetType) {
-      const element = this.compile(type.element, `${place} element`, pending);
-      node = setNode(typeName(type), element);
-    } else {
-      return this.compileClass(type as AnyClass, pending);
-    }
-    pending.set(type, node);
+/** Compiles `type`; nodes made on the way go into `pending` (so a class naming itself finds its own node). */
+function compile(type: TypeDescriptor, place: string, pending: Map<object, Node>, known?: WeakMap<object, Node>): Node {
+  if (type === null) return toVoid;
+  const seen = known?.get(type) ?? pending.get(type);
+  if (seen !== undefined) return seen;
+  checkDescriptor(type, place);
+  const standard = STANDARD.get(type);
+  if (standard !== undefined) return standard;
+  let node: Node;
+  // Elements first: a malformed element is reported before the container's name is needed.
+  if (Array.isArray(type)) {
+    const element = compile(type[0] as TypeDescriptor, `${place}[]`, pending, known);
+    node = arrayNode(typeName(type), element);
+  } else if (type instanceof MapType) {
+    const key = compile(type.key, `${place} key`, pending, known);
+    node = mapNode(typeName(type), key, compile(type.value, `${place} value`, pending, known));
+  } else if (type instanceof SetType) {
+    const element = compile(type.element, `${place} element`, pending, known);
+    node = setNode(typeName(type), element);
+  } else {
+    return compileClass(type as AnyClass, pending, known);
+  }
+  pending.set(type, node);
+  return node;
+}
+
+function compileClass(cls: AnyClass, pending: Map<object, Node>, known: WeakMap<object, Node> | undefined): Node {
+  const name = typeName(cls as TypeDescriptor);
+  if (typeof cls.prototype !== 'object' || cls.prototype === null) throw invalid(cls, name);
+  const declared = (cls as { fields?: unknown }).fields;
+  if (declared === undefined || declared === null) {
+    const node = plainClassNode(cls, name);
+    pending.set(cls, node);
     return node;
   }
-
-  private compileClass(cls: AnyClass, pending: Map<object, Node>): Node {
-    const name = typeName(cls as TypeDescriptor);
-    if (typeof cls.prototype !== 'object' || cls.prototype === null) throw invalid(cls, name);
-    const declared = (cls as { fields?: unknown }).fields;
-    if (declared === undefined || declared === null) {
-      const node = plainClassNode(cls, name);
-      pending.set(cls, node);
-      return node;
-    }
-    if (typeof declared !== 'object' || Array.isArray(declared)) {
+  if (typeof declared !== 'object' || Array.isArray(declared)) {
+    throw new ExtensionError(
+      ExtensionErrorCode.INVALID_PARAMETER,
+      `${name}.fields: must be an object of field types (e.g. { at: Date, tags: [String] }), not ${show(declared)}.`,
+    );
+  }
+  const fields = new Map<string, Node>();
+  const node = declaredClassNode(cls, name, fields);
+  pending.set(cls, node); // before the fields: a field may name this class again
+  for (const key of Object.keys(declared)) {
+    if (UNSAFE_KEYS.has(key)) {
       throw new ExtensionError(
         ExtensionErrorCode.INVALID_PARAMETER,
-        `${name}.fields: must be an object of field types (e.g. { at: Date, tags: [String] }), not ${show(declared)}.`,
+        `${name}.fields.${key}: "${key}" cannot be a field (it never reaches an instance).`,
       );
     }
-    const fields = new Map<string, Node>();
-    const node = declaredClassNode(cls, name, fields);
-    pending.set(cls, node); // before the fields: a field may name this class again
-    for (const key of Object.keys(declared)) {
-      if (UNSAFE_KEYS.has(key)) {
-        throw new ExtensionError(
-          ExtensionErrorCode.INVALID_PARAMETER,
-          `${name}.fields.${key}: "${key}" cannot be a field (it never reaches an instance).`,
-        );
-      }
-      fields.set(key, this.compile((declared as Record<string, TypeDescriptor>)[key] as TypeDescriptor, `${name}.fields${fieldSegment(key)}`, pending));
-    }
-    return node;
+    fields.set(key, compile((declared as Record<string, TypeDescriptor>)[key] as TypeDescriptor, `${name}.fields${fieldSegment(key)}`, pending, known));
+  }
+  return node;
+}
+
+/**
+ * Realises one value without keeping anything compiled (what {@link realize} does).
+ *
+ * @remarks Compiles `type` into a throw-away graph, so a one-off conversion allocates no cache.
+ * @example
+ * ```ts
+ * realizeOnce('42', Number, 'count() result'); // 42
+ * ```
+ * @throws `RpcError` `serialization` when the value does not fit; `ERR_SPI_INVALID_PARAMETER` for a bad declaration.
+ */
+export function realizeOnce(value: unknown, type: TypeDescriptor | undefined, where: string): unknown {
+  if (type === undefined) return value;
+  if (type === null) return undefined;
+  const node = compile(type, 'type', new Map());
+  try {
+    return node(value, 0);
+  } catch (error) {
+    throw error instanceof Mismatch ? toRpcError(error, where) : error;
   }
 }
