@@ -7,6 +7,7 @@ import {
   type ErrorData,
   type MethodDescriptor,
   type Serialization,
+  type ServiceDefinition,
   type TypeDescriptor,
 } from '@weft/core';
 
@@ -55,6 +56,11 @@ export interface TripleCodec {
   encodeException(error: unknown, method: MethodDescriptor | undefined): Uint8Array;
   /** Decodes a business error, rebuilt as the declared error class when it names one. */
   decodeException(bytes: Uint8Array, method: MethodDescriptor | undefined): Error;
+  /**
+   * Called at export and refer with the service: compiles what the codec needs per method, so a malformed
+   * declaration fails there (`ERR_SPI_INVALID_PARAMETER`) rather than on the first call.
+   */
+  prepare?(service: ServiceDefinition): void;
 }
 
 const RPC_CODES: ReadonlySet<string> = new Set(Object.values(RpcErrorCode));
@@ -98,6 +104,10 @@ export class SerializationCodec implements TripleCodec {
 
   accepts(subtype: string): boolean {
     return subtype === '' || subtype === this.serialization.contentSubtype;
+  }
+
+  prepare(service: ServiceDefinition): void {
+    for (const method of service.methodDescriptors.values()) this.realizer.method(method);
   }
 
   encodeArguments(args: readonly unknown[], _method?: MethodDescriptor): Uint8Array {

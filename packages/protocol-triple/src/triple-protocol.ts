@@ -76,6 +76,7 @@ export class TripleProtocol extends Protocol {
     }
     const codec = this.codecOf(url);
     const service = invoker.getService();
+    if (service !== undefined) codec.prepare?.(service);
     const server = await this.serverFor(url);
     const exporter = new TripleExporter({
       invoker,
@@ -98,6 +99,7 @@ export class TripleProtocol extends Protocol {
   async refer(service: ServiceDefinition, url: URL): Promise<Invoker> {
     this.assertAlive();
     const codec = this.codecOf(url);
+    codec.prepare?.(service);
     const pool = this.poolFor(url);
     const invoker = new TripleInvoker({
       service,

@@ -5,7 +5,7 @@ import http from 'node:http';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { defineService, mapOf, RpcError, RpcErrorCode, setOf, type ServiceImplementation, type WeftApplication } from '@weft/core';
+import { defineService, ExtensionError, mapOf, RpcError, RpcErrorCode, setOf, type ServiceImplementation, type WeftApplication } from '@weft/core';
 import { freePort } from '@weft/test-utils';
 
 import { Harness } from './support/harness.js';
@@ -171,5 +171,20 @@ describe('tri: nested declared types', () => {
     expect(answer.body).toMatch(/thread\(\) argument 0 (\.children\[0\]){3}…\(\d+ more\)…(\.children\[0\]){3}: nested deeper than 256 levels \(the limit for realised values\)\./);
     expect(seen).toHaveLength(0);
     expect((await feed.greet('again')).text).toBe('hello again');
+  });
+
+  it('a class whose `fields` declaration is malformed fails the export and the refer, naming the class and field', async () => {
+    class Broken {
+      static readonly fields = { at: 'Date' };
+    }
+    const Bad = defineService('org.acme.Bad', { get: { returns: Broken } });
+    const port = await freePort();
+    const app = await harness.start('bad-app');
+    const exported = await app.export(Bad, { get: () => new Broken() }, { protocol: 'tri', port }).catch((e: unknown) => e);
+    expect(exported).toBeInstanceOf(ExtensionError);
+    expect((exported as Error).message).toContain('Broken.fields.at: "Date" is not a type descriptor (use String, Number, Boolean, Date');
+    const referred = await app.refer(Bad, { url: `tri://127.0.0.1:${port}`, check: false }).catch((e: unknown) => e);
+    expect(referred).toBeInstanceOf(ExtensionError);
+    expect((referred as Error).message).toContain('Broken.fields.at: "Date" is not a type descriptor');
   });
 });
