@@ -53,6 +53,7 @@ function fieldSegment(key: string): string {
 }
 
 function show(value: unknown): string {
+  if (typeof value === 'function') return `function ${value.name || '(anonymous)'}`;
   let shown: string;
   try {
     shown = typeof value === 'bigint' ? `${value}n` : (JSON.stringify(value) ?? String(value));
@@ -234,15 +235,15 @@ function mapNode(name: string, key: Node, val: Node): Node {
       }
       return out;
     }
-    let name_ = '';
+    let current = '';
     try {
       for (const k of Object.keys(value)) {
         if (UNSAFE_KEYS.has(k)) continue;
-        name_ = k;
+        current = k;
         out.set(key(k, depth + 1), val((value as Record<string, unknown>)[k], depth + 1));
       }
     } catch (error) {
-      throw within(error, fieldSegment(name_));
+      throw within(error, fieldSegment(current));
     }
     return out;
   };
