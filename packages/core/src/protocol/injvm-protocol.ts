@@ -8,7 +8,8 @@ import { ExtensionError, ExtensionErrorCode } from '../extension/extension-error
 import type { ExtensionLoader } from '../extension/extension-loader.js';
 import { InjectLoader } from '../extension/injector.js';
 import { Serialization } from '../serialization/serialization.js';
-import { errorFromData, errorToData, realize } from '../service/realize.js';
+import { errorFromData, errorToData } from '../service/error-data.js';
+import { realize } from '../service/realize.js';
 import type { ServiceDefinition } from '../service/service-definition.js';
 import { AbstractInvoker } from './abstract-invoker.js';
 import { Exporter } from './exporter.js';
