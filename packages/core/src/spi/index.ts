@@ -66,7 +66,7 @@ export { StaticDirectory } from '../cluster/static-directory.js';
 export { LoadBalance } from '../cluster/load-balance.js';
 export { Serialization } from '../serialization/serialization.js';
 export { realize, describeType } from '../service/realize.js';
-export { errorFromData, errorToData, type ErrorData } from '../service/error-data.js';
+export { errorFromData, errorToData, RPC_ERROR_MARK, type ErrorData } from '../service/error-data.js';
 export { AbstractInvoker, DEFAULT_TIMEOUT } from '../protocol/abstract-invoker.js';
 export { ServiceInvoker } from '../protocol/service-invoker.js';
 export { buildFilterChain } from '../filter/filter-chain.js';
