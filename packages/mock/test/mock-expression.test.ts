@@ -196,7 +196,15 @@ describe('parseMockAction: form-decode, normalise, classify', () => {
     ['Force', impl('default')],
     ['myMock', impl('myMock')],
     ['force:cached-v2.1_x', impl('cached-v2.1_x')],
-    ['fail:true', impl('true')],
+    ['fail:true', impl('default')],
+    ['force:true', impl('default')],
+    ['force:TRUE', impl('default')],
+    ['force:default', impl('default')],
+    ['fail:default', impl('default')],
+    ['force:fail', impl('default')],
+    ['fail:fail', impl('default')],
+    ['force:force', impl('default')],
+    ['fail:force:true', impl('default')],
     ['return1', impl('return1')],
   ])('implementation form %j → %j', (raw, action) => {
     expect(parseMockAction(raw)).toEqual(action);
