@@ -27,8 +27,8 @@ export interface ErrorData {
  * the consumer can rebuild it as the declared class. A thrown non-`Error` value becomes `{ name: 'Error',
  * message: String(value) }`. A real `RpcError` (a framework failure a provider passed on in its result, e.g.
  * the timeout of its own downstream call) is written as `{ name: 'RpcError', message, code, $weftRpcError:
- * code }`; {@link RPC_ERROR_MARK} is never copied from any other error, so {@link errorFromData} rebuilds an
- * `RpcError` only from a real one.
+ * code }`; that mark (`RPC_ERROR_MARK` of `@weft/core/spi`) is never copied from any other error, so
+ * {@link errorFromData} rebuilds an `RpcError` only from a real one.
  * @example
  * ```ts
  * errorToData(new RpcError(RpcErrorCode.TIMEOUT, 'slow')); // { name: 'RpcError', message: 'slow', code: 'timeout', $weftRpcError: 'timeout' }
