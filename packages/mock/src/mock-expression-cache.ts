@@ -8,7 +8,7 @@ import { MockLiteral } from './mock-literal.js';
  * however many methods (an interface-level `mock`) and references use it.
  *
  * @remarks Filled when references are validated (refer and override time) and read by the mock invokers when
- * they degrade a call. Bounded: past `capacity` distinct values (default 1024) the oldest entries are dropped, so
+ * they degrade a call. Bounded: past `capacity` distinct values (default 256) the oldest entries are dropped, so
  * a stream of pushed overrides cannot grow it without limit. Values that do not parse are never cached (the
  * error is thrown each time). One per application scope: `MockExpressionCache.of(app.model)`.
  * @example
@@ -22,7 +22,7 @@ export class MockExpressionCache {
   private readonly actions = new Map<string, MockAction>();
   private readonly literals = new Map<string, MockLiteral>();
 
-  constructor(private readonly capacity = 1024) {}
+  constructor(private readonly capacity = 256) {}
 
   /** The cache of an application scope, created on first use. */
   static of(scope: ScopeModel): MockExpressionCache {

@@ -17,7 +17,7 @@ import {
   URL,
   WeftApplication,
 } from '@weft/core';
-import { FailMockWarnings, MockLimits, MockLiteral } from '@weft/mock';
+import { FailMockWarnings, MockExpressionCache, MockLimits, MockLiteral } from '@weft/mock';
 import { createTestApp, RecordingLogger } from '@weft/test-utils';
 
 class OutOfStock extends Error {
@@ -254,6 +254,22 @@ describe('an interface-level value is parsed once, not once per method', () => {
     // A second reference with the same value reuses the parse (the cache is the application's).
     await app.refer(Stock, { mock: 'fail:return {status: "degraded", items: [1, 2, 3]}' });
     expect(parse).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('MockExpressionCache', () => {
+  it('is bounded: past its capacity the oldest value is parsed again', () => {
+    const parse = vi.spyOn(MockLiteral, 'parse');
+    const cache = new MockExpressionCache(2);
+    for (const text of ['1', '2', '1', '3', '1', '2']) cache.literal(text);
+    // 1, 2 parsed; 1 hit; 3 evicts 1; 1 evicts 2; 2 evicts 3.
+    expect(parse.mock.calls.map(([text]) => text)).toEqual(['1', '2', '3', '1', '2']);
+    expect(cache.action('force:true')).toEqual({ kind: 'implementation', name: 'default' });
+    expect(cache.action('force:true')).toBe(cache.action('force:true'));
+  });
+
+  it('is one per application', async () => {
+    expect(MockExpressionCache.of(app.model)).toBe(MockExpressionCache.of(app.model));
   });
 });
 
