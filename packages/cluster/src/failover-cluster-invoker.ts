@@ -24,8 +24,9 @@ interface FailoverState {
  * attachment on the invocation overrides it for this call and is removed; a result ≤ 0 means one attempt.
  * Before each retry the providers are listed again (a destroyed invoker or an empty list rejects at once) and
  * the providers already tried are excluded when others are available. A rejection with a business `RpcError`
- * (`isBiz`) is rethrown at once; a business error carried by a resolved `Result` is simply returned — neither
- * is ever retried. Any other rejection (or synchronous throw) counts as a failed attempt; non-`RpcError` values
+ * (`isBiz`) is rethrown at once; an error carried by a resolved `Result` — a business error, or a framework
+ * `RpcError` the provider passed on (its own downstream call's timeout) — is simply returned (as Dubbo retries
+ * only thrown `RpcException`s; fail mock degrades the latter) — none is ever retried. Any other rejection (or synchronous throw) counts as a failed attempt; non-`RpcError` values
  * are mapped with `RpcError.from`. When every attempt failed, rejects with an `RpcError` carrying the last
  * error's code and cause, whose message reads `Failed to invoke the method <m> in the service <iface>. Tried
  * <n> times of the providers [<addresses>] (<failed>/<listed>) from the registry <address> on the consumer

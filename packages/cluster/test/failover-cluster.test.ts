@@ -150,6 +150,20 @@ describe('failover', () => {
     expect(calls(list)).toEqual([1, 0, 0]);
   });
 
+  it('never retries a framework RpcError carried by a resolved Result (Dubbo retries only thrown RpcExceptions)', async () => {
+    // A provider whose own downstream call timed out and passed the error on: the call completed, so it is
+    // returned as is (fail-mock degrades it), neither retried nor logged.
+    const passedOn = new RpcError(RpcErrorCode.TIMEOUT, 'downstream org.acme.Ledger.book() timed out');
+    for (const behaviour of [bizResult(passedOn), () => Result.ofException(passedOn)]) {
+      const list = firstPicked(3, behaviour);
+      const result = await failover(new MutableDirectory(list)).invoke(invocation());
+      expect(result.hasException()).toBe(true);
+      expect(result.exception).toBe(passedOn);
+      expect(calls(list)).toEqual([1, 0, 0]);
+    }
+    expect(h.logger.entries).toEqual([]);
+  });
+
   it('retries synchronous throws and non-RpcError rejections, mapped with RpcError.from', async () => {
     const list = [
       new FakeInvoker(providerUrl('10.0.0.1:20880', { loadbalance: 'first' }), throwSync(new TypeError('not a function'))),

@@ -1,8 +1,11 @@
 import { Invoker, Result, RpcError, RpcErrorCode, type Directory, type Invocation, type Logger, type URL } from '@weft/core';
 import { safeLog } from '@weft/core/spi';
 
+import { FailMockWarnings } from './fail-mock-warnings.js';
+import { MockExpressionCache } from './mock-expression-cache.js';
 import { mockMode, type MockMode } from './mock-expression.js';
 import { MockInvoker } from './mock-invoker.js';
+import { MockDefaults, MockKeys } from './mock-keys.js';
 import type { MockRegistry } from './mock-registry.js';
 
 /**
@@ -15,8 +18,12 @@ import type { MockRegistry } from './mock-registry.js';
  * an override means a fresh decision). Then:
  * - unset or ConfigUtils-empty (`false`, `0`, `null`, `N/A`) → the cluster is called, nothing else;
  * - starts with `force` → no provider is called: the mock answers;
- * - anything else (fail mock) → the cluster is called; if it fails with a non-business `RpcError` the mock
- *   answers; business errors (a result carrying the implementation's error, or an `RpcError` `biz`) pass through.
+ * - anything else (fail mock) → the cluster is called; if it fails with a non-business `RpcError` — rejected or
+ *   thrown, or carried by the `Result` (a provider passing on its own downstream call's timeout, a provider
+ *   filter's refusal), as Dubbo's `result.getException() instanceof RpcException` — the mock answers; business
+ *   errors (a result carrying the implementation's error, or an `RpcError` `biz`) pass through. Each degradation
+ *   is reported through the application's {@link FailMockWarnings}: one warning per service and method per
+ *   `mock.log.interval` (default 10 s), with the count of the degradations in between.
  * The mock is the first `mock://` provider of the directory if any, else a {@link MockInvoker} on the directory
  * URL. A `mock://` provider's URL was merged with the consumer URL as referred; when overrides have changed
  * `mock` or `<method>.mock` since, a {@link MockInvoker} on the provider URL with the **current** consumer values
@@ -45,6 +52,8 @@ export class MockClusterInvoker extends Invoker {
     private readonly inner: Invoker,
     private readonly registry: MockRegistry,
     private readonly logger: Logger,
+    private readonly expressions: MockExpressionCache = new MockExpressionCache(),
+    private readonly warnings: FailMockWarnings = new FailMockWarnings(logger),
   ) {
     super();
   }
@@ -72,18 +81,35 @@ export class MockClusterInvoker extends Invoker {
     } catch (error) {
       answer = Promise.reject(error);
     }
-    // Completed (a value, or a business error — which never degrades): nothing to mock.
-    if (answer instanceof Result) return answer;
+    // Completed: a value or a business error passes; a framework failure carried by the result degrades.
+    if (answer instanceof Result) return frameworkFailureOf(answer) === undefined ? answer : this.degradeResult(answer, invocation, url);
     return this.degradeOnFailure(answer, invocation, url);
   }
 
   // Closures only off the per-call path: one in `invoke` would cost a context allocation on every call.
   private degradeOnFailure(pending: Promise<Result>, invocation: Invocation, url: URL): Promise<Result> {
-    return pending.then(undefined, (error: unknown) => {
-      if (!(error instanceof RpcError) || error.isBiz) throw error;
-      safeLog(this.logger, 'warn', `fail-mock ${url.getServiceKey()}.${invocation.methodName} after: ${error.message}`);
-      return this.mockInvoke(invocation, url, error);
-    });
+    return pending.then(
+      (result) => (frameworkFailureOf(result) === undefined ? result : this.degradeResult(result, invocation, url)),
+      (error: unknown) => {
+        if (!(error instanceof RpcError) || error.isBiz) throw error;
+        return this.degrade(invocation, url, error);
+      },
+    );
+  }
+
+  private degradeResult(result: Result, invocation: Invocation, url: URL): Result | Promise<Result> {
+    return this.degrade(invocation, url, result.exception as RpcError);
+  }
+
+  private degrade(invocation: Invocation, url: URL, failure: RpcError): Result | Promise<Result> {
+    let interval: number = MockDefaults.LOG_INTERVAL;
+    try {
+      interval = url.getParameter(MockKeys.LOG_INTERVAL, MockDefaults.LOG_INTERVAL);
+    } catch {
+      // Validated at refer/override time; a value that slipped through keeps the default.
+    }
+    this.warnings.degraded(url.getServiceKey() ?? url.path, invocation.methodName, failure.message, interval);
+    return this.mockInvoke(invocation, url, failure);
   }
 
   private modeOf(url: URL, method: string): MockMode {
@@ -115,7 +141,7 @@ export class MockClusterInvoker extends Invoker {
     if (cached?.url === url) return cached.invoker;
     const removed = [...edits].filter(([, value]) => value === undefined).map(([key]) => key);
     const current = provided.getUrl().removeParameters(...removed).addParameters(edits);
-    const invoker = new MockInvoker(current, this.directory.service, this.registry);
+    const invoker = new MockInvoker(current, this.directory.service, this.registry, this.expressions);
     this.providedMocks.set(provided, { url, invoker });
     return invoker;
   }
@@ -136,7 +162,7 @@ export class MockClusterInvoker extends Invoker {
       invoker = this.withCurrentMockKeys(invoker, url);
     } else {
       invoker = this.localMocks.get(url);
-      if (invoker === undefined) this.localMocks.set(url, (invoker = new MockInvoker(url, this.directory.service, this.registry)));
+      if (invoker === undefined) this.localMocks.set(url, (invoker = new MockInvoker(url, this.directory.service, this.registry, this.expressions)));
     }
     let answer: Result | Promise<Result>;
     try {
@@ -158,6 +184,13 @@ export class MockClusterInvoker extends Invoker {
       });
     });
   }
+}
+
+/** The non-business `RpcError` a completed result carries (a framework failure passed on), if any. */
+function frameworkFailureOf(result: Result): RpcError | undefined {
+  if (!result.hasException()) return undefined;
+  const exception = result.exception;
+  return exception instanceof RpcError && !exception.isBiz ? exception : undefined;
 }
 
 function isMockKey(key: string): boolean {

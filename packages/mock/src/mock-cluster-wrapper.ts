@@ -1,7 +1,9 @@
 import { ApplicationModel, Cluster, Logger, type Directory, type Invoker } from '@weft/core';
 import { Inject, InjectWrapped } from '@weft/core/spi';
 
+import { FailMockWarnings } from './fail-mock-warnings.js';
 import { MockClusterInvoker } from './mock-cluster-invoker.js';
+import { MockExpressionCache } from './mock-expression-cache.js';
 import { MockRegistry } from './mock-registry.js';
 
 /**
@@ -24,6 +26,13 @@ export class MockClusterWrapper extends Cluster {
   }
 
   join(directory: Directory): Invoker {
-    return new MockClusterInvoker(directory, this.cluster.join(directory), MockRegistry.of(this.app), this.logger);
+    return new MockClusterInvoker(
+      directory,
+      this.cluster.join(directory),
+      MockRegistry.of(this.app),
+      this.logger,
+      MockExpressionCache.of(this.app),
+      FailMockWarnings.of(this.app),
+    );
   }
 }

@@ -1,12 +1,14 @@
 import { ApplicationModel, ExtensionError, ExtensionErrorCode, type ServiceDefinition, type URL } from '@weft/core';
 import { ConfigValidator, Inject } from '@weft/core/spi';
 
-import { mockMode, parseMockAction, parseMockValue } from './mock-expression.js';
+import { MockExpressionCache } from './mock-expression-cache.js';
+import { mockMode, shorten } from './mock-expression.js';
+import { MockDefaults, MockKeys } from './mock-keys.js';
 import { MockRegistry } from './mock-registry.js';
 
 const GRAMMAR =
   'Expected [force:|fail:] followed by "return <value>" (empty, null, true, false, "text", 123, {json}, [json]), ' +
-  '"throw", "throw <ErrorName>", or true/default/<registered mock name>.';
+  '"throw", "throw <ErrorName>", true/default/fail (the default mock implementation) or a registered mock name.';
 
 /**
  * Validates `mock` and `<method>.mock` before they take effect — when a reference is created and when an
@@ -19,7 +21,10 @@ const GRAMMAR =
  * (a method it does not fit fails when degraded); `throw <Name>` names an error registered in the
  * {@link MockRegistry} or declared in the `throws` of the method (interface level: of every method); an
  * implementation name is registered for the interface (`true`/`default`/`force`/`fail` need no registration
- * up front: a `mock://` provider may supply the values). Dubbo 3.3 removed all such checks.
+ * up front: a `mock://` provider may supply the values — with or without a prefix: `force:true`, `fail:default`);
+ * the value is within {@link MockLimits}; `mock.log.interval` is a number. Each value is parsed once (an
+ * interface-level one is realised per method, not re-parsed) into the application's {@link MockExpressionCache},
+ * where the mock invokers find it. Dubbo 3.3 removed all such checks.
  * @example
  * ```ts
  * // count returns Number: ExtensionError ERR_SPI_INVALID_PARAMETER naming count.mock=return {oops
@@ -33,6 +38,7 @@ export class MockConfigValidator extends ConfigValidator {
 
   validate(url: URL, service: ServiceDefinition | undefined, where: string): void {
     const registry = MockRegistry.of(this.app);
+    const expressions = MockExpressionCache.of(this.app);
     const methods = service?.methodNames ?? [];
     const seen = new Set<string>();
     const check = (key: string, raw: string | undefined, method: string | undefined) => {
@@ -42,12 +48,12 @@ export class MockConfigValidator extends ConfigValidator {
       const fail = (why: string): never => {
         throw new ExtensionError(
           ExtensionErrorCode.INVALID_PARAMETER,
-          `${where}: ${key}=${raw} is not a valid mock expression: ${why.replace(/\.$/, '')}. ${GRAMMAR}`,
+          `${where}: ${key}=${shorten(raw)} is not a valid mock expression: ${why.replace(/\.$/, '')}. ${GRAMMAR}`,
         );
       };
       let action;
       try {
-        action = parseMockAction(raw);
+        action = expressions.action(raw);
       } catch (error) {
         return fail((error as Error).message);
       }
@@ -56,9 +62,10 @@ export class MockConfigValidator extends ConfigValidator {
         // A method-level value must fit its method; an interface-level one must fit at least one method (Dubbo
         // users write `mock=return null` for whole interfaces), and a method it does not fit fails when degraded.
         const problems: string[] = [];
+        const literal = expressions.literal(action.text);
         for (const m of targets.length > 0 ? targets : [undefined]) {
           try {
-            parseMockValue(action.text, m === undefined ? undefined : service?.getMethod(m));
+            literal.valueFor(m === undefined ? undefined : service?.getMethod(m));
           } catch (error) {
             problems.push(`${m === undefined ? '' : `for ${m}(): `}${(error as Error).message.replace(/\.$/, '')}`);
           }
@@ -74,16 +81,21 @@ export class MockConfigValidator extends ConfigValidator {
           fail(`no error class "${name}" is declared by the method or registered with MockRegistry.registerError (registered: ${registry.errorNames().join(', ') || 'none'})`);
         }
       } else if (action.kind === 'implementation' && service !== undefined) {
-        // `true`/`default`/`force`/`fail` may be answered by a mock:// provider that a registry delivers later, so
-        // the interface's default implementation is not required up front; a *named* implementation is.
+        // `true`/`default`/`force`/`fail` (bare or prefixed) may be answered by a mock:// provider that a registry
+        // delivers later, so the interface's default implementation is not required up front; a *named* one is.
         if (action.name !== 'default' && registry.getImplementation(service.name, action.name) === undefined) {
           fail(
-            `no mock implementation ${action.name === 'default' ? `of ${service.name}` : `"${action.name}"`} is registered ` +
+            `no mock implementation "${action.name}" is registered for ${service.name} ` +
               `(MockRegistry.registerImplementation; registered: ${registry.implementationNames(service.name).join(', ') || 'none'})`,
           );
         }
       }
     };
+    try {
+      url.getParameter(MockKeys.LOG_INTERVAL, MockDefaults.LOG_INTERVAL);
+    } catch (error) {
+      throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `${where}: ${(error as Error).message}`, { cause: error });
+    }
     check('mock', url.getParameter('mock'), undefined);
     for (const method of methods) check(`${method}.mock`, url.getMethodParameterStrict(method, 'mock'), method);
   }

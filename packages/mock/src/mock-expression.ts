@@ -1,6 +1,7 @@
-import { realize, RpcError, RpcErrorCode, URL, type MethodDescriptor, type TypeDescriptor } from '@weft/core';
+import { ExtensionError, ExtensionErrorCode, URL, type MethodDescriptor } from '@weft/core';
 
-import { parseLenientJson } from './lenient-json.js';
+import { MockLimits } from './mock-limits.js';
+import { MockLiteral } from './mock-literal.js';
 
 /** What a mock expression does, once normalised. */
 export type MockAction =
@@ -15,8 +16,8 @@ const RETURN_PREFIX = 'return ';
 const THROW_PREFIX = 'throw';
 
 /** Dubbo's ConfigUtils-empty: unset, `""`, `false`, `0`, `null`, `N/A` (case-insensitive). */
-function isConfigEmpty(value: string | undefined): boolean {
-  if (value === undefined) return true;
+function isConfigEmpty(value: string | null | undefined): boolean {
+  if (value === undefined || value === null) return true;
   const v = value.trim().toLowerCase();
   return v === '' || v === 'false' || v === '0' || v === 'null' || v === 'n/a';
 }
@@ -30,7 +31,7 @@ function isConfigEmpty(value: string | undefined): boolean {
  * mockMode('force:return null'); // 'force'
  * ```
  */
-export function mockMode(raw: string | undefined): MockMode {
+export function mockMode(raw: string | null | undefined): MockMode {
   if (isConfigEmpty(raw)) return 'none';
   return (raw as string).trim().startsWith('force') ? 'force' : 'fail';
 }
@@ -38,24 +39,46 @@ export function mockMode(raw: string | undefined): MockMode {
 /**
  * Dubbo's `normalizeMock`, rule by rule.
  *
- * @remarks `return` alone → `return null`; `true`/`default`/`fail`/`force` (any case) → `default`; strips
- * `fail:` then `force:` (case-sensitive, both can apply); for `return …`/`throw…` every backtick becomes a double
- * quote. As in Dubbo, the result is not re-checked: `fail:true` → `true`.
+ * @remarks `null`/`undefined` (no value: no mock) are returned as they are; `return` alone → `return null`;
+ * `true`/`default`/`fail`/`force` (any case) → `default`; strips `fail:` then `force:` (case-sensitive, both can
+ * apply); for `return …`/`throw…` every backtick becomes a double quote. As in Dubbo, the result is not re-checked:
+ * `fail:true` → `true` ({@link parseMockAction} reads it as the default mock, as Dubbo's `MockInvoker` does).
  * @example
  * ```ts
  * normalizeMock('force:return `scj mock hhh`'); // 'return "scj mock hhh"'
+ * normalizeMock(undefined); // undefined
  * ```
  */
-export function normalizeMock(mock: string): string {
+export function normalizeMock(mock: string): string;
+export function normalizeMock(mock: null): null;
+export function normalizeMock(mock: undefined): undefined;
+export function normalizeMock(mock: string | null | undefined): string | null | undefined;
+export function normalizeMock(mock: string | null | undefined): string | null | undefined {
+  if (mock === null || mock === undefined) return mock;
   let s = mock.trim();
   if (s === '') return s;
   const lower = s.toLowerCase();
   if (lower === 'return') return 'return null';
-  if (lower === 'true' || lower === 'default' || lower === 'fail' || lower === 'force') return 'default';
+  if (isDefaultName(lower)) return 'default';
   if (s.startsWith('fail:')) s = s.slice('fail:'.length).trim();
   if (s.startsWith('force:')) s = s.slice('force:'.length).trim();
   if (s.startsWith(RETURN_PREFIX) || s.startsWith(THROW_PREFIX)) s = s.replace(/`/g, '"');
   return s;
+}
+
+/** `true`, `default`, `fail`, `force` (lower-cased): the names of the service's default mock implementation. */
+function isDefaultName(lower: string): boolean {
+  return lower === 'true' || lower === 'default' || lower === 'fail' || lower === 'force';
+}
+
+/** Refuses a value past {@link MockLimits.maxLength} before anything else reads it. */
+function checkLength(text: string, what: string): void {
+  if (text.length > MockLimits.maxLength) {
+    throw new ExtensionError(
+      ExtensionErrorCode.INVALID_PARAMETER,
+      `${what} is ${text.length} characters long; the limit is ${MockLimits.maxLength}`,
+    );
+  }
 }
 
 /**
@@ -63,16 +86,26 @@ export function normalizeMock(mock: string): string {
  * mean spaces), normalises it, and classifies it.
  *
  * @remarks
- * `return <value>` → return; `throw` / `throw <Name>` → throw; anything else names a mock implementation
- * (`default` for the interface's). One difference from Dubbo: a bare `return` left after stripping a prefix
- * (`force:return`) means `return null` instead of naming an implementation called "return".
+ * `return <value>` → return; `throw` / `throw <Name>` → throw; `true`, `default`, `fail` or `force` (any case,
+ * bare or after a `force:`/`fail:` prefix: `force:true`, `fail:default`) → the service's **default** mock
+ * implementation (`name: 'default'`, Dubbo's `<Interface>Mock`); any other name → the mock implementation
+ * registered under it. `null`/`undefined` (no value) → `undefined`: no mock. Differences from Dubbo: a bare
+ * `return` left after a prefix (`force:return`) means `return null`, and `force:fail` means the default mock
+ * (Dubbo looks for mock classes named `return` and `fail`). Values longer than {@link MockLimits.maxLength} are
+ * refused before decoding.
  * @example
  * ```ts
  * parseMockAction('fail:throw Unavailable'); // { kind: 'throw', errorName: 'Unavailable' }
+ * parseMockAction('force:true'); // { kind: 'implementation', name: 'default' }
  * ```
- * @throws `SyntaxError` for a malformed percent-escape or an empty expression.
+ * @throws `SyntaxError` for a malformed percent-escape or an empty expression; `ExtensionError`
+ * `ERR_SPI_INVALID_PARAMETER` for a value past the size limit.
  */
-export function parseMockAction(raw: string): MockAction {
+export function parseMockAction(raw: string): MockAction;
+export function parseMockAction(raw: string | null | undefined): MockAction | undefined;
+export function parseMockAction(raw: string | null | undefined): MockAction | undefined {
+  if (raw === null || raw === undefined) return undefined;
+  checkLength(raw, 'the mock value');
   let decoded: string;
   try {
     decoded = URL.decode(raw);
@@ -85,56 +118,22 @@ export function parseMockAction(raw: string): MockAction {
   if (normalized.startsWith(RETURN_PREFIX)) return { kind: 'return', text: normalized.slice(RETURN_PREFIX.length).trim() || 'null' };
   if (normalized.startsWith(THROW_PREFIX)) {
     const rest = normalized.slice(THROW_PREFIX.length).trim();
-    if (rest !== '' && !/^[A-Za-z_$][\w$.]*$/.test(rest)) throw new SyntaxError(`"throw ${rest}": expected an error class name`);
+    if (rest !== '' && !/^[A-Za-z_$][\w$.]*$/.test(rest)) throw new SyntaxError(`"throw ${shorten(rest)}": expected an error class name`);
     return { kind: 'throw', errorName: rest === '' ? undefined : rest };
   }
+  // Dubbo's MockInvoker reads `true`/`default` left by a prefix (`fail:true`) as the default mock (isDefault).
+  if (isDefaultName(normalized.toLowerCase())) return { kind: 'implementation', name: 'default' };
   if (!/^[-._0-9a-zA-Z]+$/.test(normalized)) {
     throw new SyntaxError(
-      `"${normalized}" is neither "return <value>", "throw [ErrorName]" nor the name of a registered mock implementation`,
+      `"${shorten(normalized)}" is neither "return <value>", "throw [ErrorName]" nor the name of a registered mock implementation`,
     );
   }
   return { kind: 'implementation', name: normalized };
 }
 
-/**
- * The "empty" value of a declared type (`return empty`).
- *
- * @remarks `String` → `""`, `Number` → 0, `Boolean` → false, arrays → `[]`, `Map`/`Set` → empty, `Object` →
- * `{}` (Dubbo gives `[]` for Object), `Date` → now, a class → a new instance (its no-argument constructor; when it
- * throws, an instance created without it); void → undefined; no declared type → null.
- * @example
- * ```ts
- * emptyValue([String]); // []
- * ```
- */
-export function emptyValue(type: TypeDescriptor | undefined): unknown {
-  if (type === undefined) return null;
-  if (type === null) return undefined;
-  if (Array.isArray(type) || type === Array) return [];
-  switch (type) {
-    case String:
-      return '';
-    case Number:
-      return 0;
-    case Boolean:
-      return false;
-    case Map:
-      return new Map();
-    case Set:
-      return new Set();
-    case Object:
-      return {};
-    case Date:
-      return new Date();
-    default: {
-      const cls = type as new () => unknown;
-      try {
-        return new cls();
-      } catch {
-        return Object.create(cls.prototype as object) as unknown;
-      }
-    }
-  }
+/** @internal A long text cut for a message (past `max` characters): its beginning and its length. */
+export function shorten(text: string, max = 200): string {
+  return text.length <= max ? text : `${text.slice(0, max - 40)}… (${text.length} characters)`;
 }
 
 /**
@@ -143,36 +142,17 @@ export function emptyValue(type: TypeDescriptor | undefined): unknown {
  * @remarks In order: `empty`; `null`; `true`/`false`; a quoted string (`"…"` or `'…'`); the raw text when the
  * return type is `String`; digits only → a number; `{…}` → an object, `[…]` → an array (lenient JSON: unquoted
  * keys and single quotes); else the raw text. The value is then converted to the declared type (a string to a
- * number, an object to an instance of the declared class, …). Each call builds fresh objects.
+ * number, an object to an instance of the declared class, …). Each call builds fresh objects. `null`/`undefined`
+ * (no value) mean `null`, as `return` alone does. To parse once and realise many times, use {@link MockLiteral}.
  * @example
  * ```ts
  * parseMockValue('{name: "ann"}', User); // a User
  * ```
  * @throws `RpcError` `serialization` when the value cannot be converted to the declared type, `SyntaxError`
- * for malformed JSON.
+ * for malformed JSON, `ExtensionError` `ERR_SPI_INVALID_PARAMETER` past {@link MockLimits} (size, nesting).
  */
-export function parseMockValue(text: string, method?: MethodDescriptor): unknown {
-  const type = method?.returns;
-  let value: unknown;
-  if (text === 'empty') return emptyValue(type);
-  if (text === 'null') value = null;
-  else if (text === 'true') value = true;
-  else if (text === 'false') value = false;
-  else if (text.length >= 2 && ((text.startsWith('"') && text.endsWith('"')) || (text.startsWith("'") && text.endsWith("'")))) {
-    value = unescape(text.slice(1, -1));
-  } else if (type === String) value = text;
-  else if (/^\d+$/.test(text)) {
-    const n = Number(text);
-    value = Number.isSafeInteger(n) ? n : BigInt(text);
-  } else if (text.startsWith('{') || text.startsWith('[')) value = parseLenientJson(text);
-  else value = text;
-  if (type === undefined) return value;
-  if (typeof value === 'bigint' && type === Number) {
-    throw new RpcError(RpcErrorCode.SERIALIZATION, `Mock value ${text} does not fit a JavaScript number.`);
-  }
-  return realize(value, type, method === undefined ? '' : `mock value of ${method.name}`);
-}
-
-function unescape(s: string): string {
-  return s.replace(/\\(["'\\])/g, '$1');
+export function parseMockValue(text: string | null | undefined, method?: MethodDescriptor): unknown {
+  const literal = text ?? 'null';
+  checkLength(literal, 'the mock return value');
+  return MockLiteral.parse(literal).valueFor(method);
 }

@@ -9,7 +9,8 @@ import {
   type URL,
 } from '@weft/core';
 
-import { parseMockAction, parseMockValue, type MockAction } from './mock-expression.js';
+import { MockExpressionCache } from './mock-expression-cache.js';
+import { shorten, type MockAction } from './mock-expression.js';
 import type { MockRegistry } from './mock-registry.js';
 
 const MOCKED_MESSAGE = 'mocked exception for service degradation.';
@@ -42,6 +43,7 @@ export class MockInvoker extends Invoker {
     private readonly url: URL,
     private readonly service: ServiceDefinition,
     private readonly registry: MockRegistry,
+    private readonly expressions: MockExpressionCache = new MockExpressionCache(),
   ) {
     super();
   }
@@ -62,12 +64,12 @@ export class MockInvoker extends Invoker {
     switch (action.kind) {
       case 'return':
         try {
-          return Result.of(parseMockValue(action.text, descriptor));
+          return Result.of(this.expressions.literal(action.text).valueFor(descriptor));
         } catch (error) {
           return Promise.reject(
             new RpcError(
               RpcErrorCode.UNKNOWN,
-              `mock return invoke error. method: ${method}, mock: ${action.text}, url: ${this.url.toString()}: ${(error as Error).message}`,
+              `mock return invoke error. method: ${method}, mock: ${shorten(action.text)}, url: ${shorten(this.url.toString(), 2000)}: ${(error as Error).message}`,
               { cause: error },
             ),
           );
@@ -88,9 +90,9 @@ export class MockInvoker extends Invoker {
       return new RpcError(RpcErrorCode.UNKNOWN, `mock can not be null. method: ${method}, url: ${this.url.toString()}`);
     }
     try {
-      return parseMockAction(raw);
+      return this.expressions.action(raw);
     } catch (error) {
-      return new RpcError(RpcErrorCode.UNKNOWN, `Invalid mock "${raw}" for ${method}: ${(error as Error).message}`, { cause: error });
+      return new RpcError(RpcErrorCode.UNKNOWN, `Invalid mock "${shorten(raw)}" for ${method}: ${(error as Error).message}`, { cause: error });
     }
   }
 

@@ -1,6 +1,7 @@
 import { ApplicationModel, ExtensionError, ExtensionErrorCode, Protocol, type Exporter, type Invoker, type ServiceDefinition, type URL } from '@weft/core';
 import { Inject } from '@weft/core/spi';
 
+import { MockExpressionCache } from './mock-expression-cache.js';
 import { MockInvoker } from './mock-invoker.js';
 import { MockRegistry } from './mock-registry.js';
 
@@ -32,7 +33,7 @@ export class MockProtocol extends Protocol {
   }
 
   async refer(service: ServiceDefinition, url: URL): Promise<Invoker> {
-    return new MockInvoker(url, service, MockRegistry.of(this.app));
+    return new MockInvoker(url, service, MockRegistry.of(this.app), MockExpressionCache.of(this.app));
   }
 
   async destroy(): Promise<void> {}

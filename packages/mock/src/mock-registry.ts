@@ -1,5 +1,7 @@
 import { ExtensionError, ExtensionErrorCode, type ScopeModel, type ServiceDefinition } from '@weft/core';
 
+import { mockMode, parseMockAction } from './mock-expression.js';
+
 /** An error class a `throw <Name>` mock can raise: constructed with the message. */
 export type MockErrorClass = new (message: string) => Error;
 
@@ -12,9 +14,12 @@ export type MockErrorClass = new (message: string) => Error;
  * registered here, in code:
  * - `throw <Name>` → an error class registered with `registerError(name, cls)`, or declared in the method's
  *   `throws` list; a **new** instance per call (Dubbo shares one cached instance across calls);
- * - `true` / `default` / `fail` / `force` → the implementation registered for the interface
- *   (`registerImplementation(Greeter, impl)`, the `<Interface>Mock` convention by registration);
- * - any other name → the implementation registered under that name for the interface.
+ * - `true` / `default` / `fail` / `force`, bare or after a prefix (`force:true`, `fail:default`) → the
+ *   implementation registered for the interface (`registerImplementation(Greeter, impl)`, the `<Interface>Mock`
+ *   convention by registration);
+ * - any other name → the implementation registered under that name for the interface. A name the grammar reads
+ *   otherwise (`true`, `fail`, `return`, `throwaway` = `throw away`, `false`…) is refused: no expression could
+ *   reach it.
  * One registry per application scope: `MockRegistry.of(app)`. Register before referring: references are
  * validated against the registry when they are created.
  *
@@ -52,6 +57,23 @@ export class MockRegistry {
     const iface = typeof service === 'string' ? service : service.name;
     if (!/^[-._0-9a-zA-Z]+$/.test(name)) {
       throw new ExtensionError(ExtensionErrorCode.INVALID_NAME, `MockRegistry.registerImplementation(): ${JSON.stringify(name)} is not a valid mock name.`);
+    }
+    if (name !== 'default') {
+      const action = mockMode(name) === 'none' ? undefined : parseMockAction(name);
+      if (action?.kind !== 'implementation' || action.name !== name) {
+        const reading =
+          action === undefined
+            ? 'no mock at all'
+            : action.kind === 'implementation'
+              ? 'the default mock implementation: register it without a name'
+              : action.kind === 'return'
+                ? `"return ${action.text}"`
+                : `"throw${action.errorName === undefined ? '' : ` ${action.errorName}`}"`;
+        throw new ExtensionError(
+          ExtensionErrorCode.INVALID_NAME,
+          `MockRegistry.registerImplementation(): the mock name "${name}" cannot be used: mock=${name} means ${reading}.`,
+        );
+      }
     }
     let byName = this.implementations.get(iface);
     if (byName === undefined) this.implementations.set(iface, (byName = new Map()));

@@ -623,27 +623,48 @@ describe('implementation mocks (registered, never loaded by name)', () => {
     expect(p.calls).toEqual([]);
   });
 
-  it.each(['true', 'fail', 'force'])('rule 8 end to end: "force:%s" names an implementation called %j, not the default one', async (name) => {
-    MockRegistry.of(app.model).registerImplementation(Greeter, mockImpl);
-    const rejected = await referRejection(app.refer(Greeter, { mock: `force:${name}` }));
-    expect(rejected.message).toContain(`no mock implementation "${name}" is registered (MockRegistry.registerImplementation; registered: default)`);
-    MockRegistry.of(app.model).registerImplementation(Greeter, { count: () => 8 }, name);
-    const greeter = await app.refer(Greeter, { mock: `force:${name}` });
-    expect(await greeter.count()).toBe(8);
-  });
-
-  it.each(['true', 'TRUE', 'default', 'fail', 'Force', 'fail:true'])(
-    '%j is fail mock of the default implementation ("Force": prefix case-sensitive, keyword not)',
+  it.each(['force:true', 'force:TRUE', 'force:default', 'force:fail', 'force:force'])(
+    '%j → the default implementation answers, without calling the provider (Dubbo: isDefault after normalizeMock)',
     async (mock) => {
+      // Accepted at refer before anything is registered (a mock:// provider may supply the values) …
+      const early = await app.refer(Greeter, { mock });
+      expect((await rpcRejection(early.count())).message).toBe(
+        'mock error: Failed to create mock implementation of org.acme.Greeter: none is registered (registered for org.acme.Greeter: none).',
+      );
+      // … and answered by the default implementation once it is.
       MockRegistry.of(app.model).registerImplementation(Greeter, mockImpl);
-      if (mock === 'fail:true') MockRegistry.of(app.model).registerImplementation(Greeter, { count: () => 6 }, 'true');
       const p = provider();
-      const exported = await app.export(Greeter, p.impl);
-      const greeter = await app.refer(Greeter, { mock, retries: 0 });
-      expect(await greeter.count()).toBe(42);
-      await exported.unexport();
-      expect(await greeter.count()).toBe(mock === 'fail:true' ? 6 : 5);
-      expect(p.calls).toEqual(['count']);
+      await app.export(Greeter, p.impl);
+      const greeter = await app.refer(Greeter, { mock });
+      expect(await greeter.count()).toBe(5);
+      expect(await greeter.sayHello('ann')).toBe('mock hello ann');
+      expect(p.calls).toEqual([]);
+    },
+  );
+
+  it.each(['true', 'fail', 'force', 'TRUE', 'return', 'throwaway', 'false', 'null'])(
+    'a mock named %j could never be reached by an expression: registering it is refused, saying what it means',
+    (name) => {
+      let thrown: unknown;
+      try {
+        MockRegistry.of(app.model).registerImplementation(Greeter, mockImpl, name);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(ExtensionError);
+      const meaning: Record<string, string> = {
+        true: 'the default mock implementation: register it without a name',
+        fail: 'the default mock implementation: register it without a name',
+        force: 'the default mock implementation: register it without a name',
+        TRUE: 'the default mock implementation: register it without a name',
+        return: '"return null"',
+        throwaway: '"throw away"',
+        false: 'no mock at all',
+        null: 'no mock at all',
+      };
+      expect((thrown as ExtensionError).message).toBe(
+        `MockRegistry.registerImplementation(): the mock name "${name}" cannot be used: mock=${name} means ${meaning[name]}.`,
+      );
     },
   );
 
@@ -669,11 +690,11 @@ describe('implementation mocks (registered, never loaded by name)', () => {
   it('an unregistered implementation is rejected at refer', async () => {
     const named = await referRejection(app.refer(Greeter, { mock: 'force:nope' }));
     expect(named.message).toContain(
-      'refer(org.acme.Greeter): mock=force:nope is not a valid mock expression: no mock implementation "nope" is registered (MockRegistry.registerImplementation; registered: none).',
+      'refer(org.acme.Greeter): mock=force:nope is not a valid mock expression: no mock implementation "nope" is registered for org.acme.Greeter (MockRegistry.registerImplementation; registered: none).',
     );
     MockRegistry.of(app.model).registerImplementation(Greeter, mockImpl, 'cached');
     const listed = await referRejection(app.refer(Greeter, { methods: { count: { mock: 'force:nope' } } }));
-    expect(listed.message).toContain('count.mock=force:nope is not a valid mock expression: no mock implementation "nope" is registered (MockRegistry.registerImplementation; registered: cached)');
+    expect(listed.message).toContain('count.mock=force:nope is not a valid mock expression: no mock implementation "nope" is registered for org.acme.Greeter (MockRegistry.registerImplementation; registered: cached)');
   });
 
   it('the default implementation (true/default/force/fail) is not required at refer: a mock:// provider may supply it', async () => {
@@ -869,7 +890,9 @@ describe('double decode and backticks (wire-and-registry §B.5.4 step 7)', () =>
 });
 
 describe('validation at refer time (Dubbo 3.3 removed it)', () => {
-  const GRAMMAR = 'Expected [force:|fail:] followed by "return <value>" (empty, null, true, false, "text", 123, {json}, [json]), "throw", "throw <ErrorName>", or true/default/<registered mock name>.';
+  const GRAMMAR =
+    'Expected [force:|fail:] followed by "return <value>" (empty, null, true, false, "text", 123, {json}, [json]), "throw", "throw <ErrorName>", ' +
+    'true/default/fail (the default mock implementation) or a registered mock name.';
 
   it.each([
     [{ methods: { count: { mock: 'return abc' } } }, 'count.mock=return abc is not a valid mock expression: for count(): mock value of count: expected Number, got "abc". '],

@@ -2,8 +2,8 @@
 // emptyValue and the lenient JSON of mock literals (dubbo-semantics.md §3.2–3.3, §9; wire-and-registry.md §B.5.4).
 import { describe, expect, it } from 'vitest';
 
-import { defineService, RpcError, RpcErrorCode, type MethodDescriptor } from '@weft/core';
-import { emptyValue, mockMode, normalizeMock, parseLenientJson, parseMockAction, parseMockValue, type MockAction } from '@weft/mock';
+import { defineService, ExtensionError, ExtensionErrorCode, RpcError, RpcErrorCode, type MethodDescriptor } from '@weft/core';
+import { emptyValue, MockLimits, mockMode, normalizeMock, parseLenientJson, parseMockAction, parseMockValue, type MockAction } from '@weft/mock';
 
 class User {
   name: string | undefined;
@@ -196,7 +196,15 @@ describe('parseMockAction: form-decode, normalise, classify', () => {
     ['Force', impl('default')],
     ['myMock', impl('myMock')],
     ['force:cached-v2.1_x', impl('cached-v2.1_x')],
-    ['fail:true', impl('true')],
+    ['fail:true', impl('default')],
+    ['force:true', impl('default')],
+    ['force:TRUE', impl('default')],
+    ['force:default', impl('default')],
+    ['fail:default', impl('default')],
+    ['force:fail', impl('default')],
+    ['fail:fail', impl('default')],
+    ['force:force', impl('default')],
+    ['fail:force:true', impl('default')],
     ['return1', impl('return1')],
   ])('implementation form %j → %j', (raw, action) => {
     expect(parseMockAction(raw)).toEqual(action);
@@ -537,5 +545,84 @@ describe('parseLenientJson (mock JSON literals)', () => {
 
   it('names the position of the forbidden key', () => {
     expect(() => parseLenientJson('{a: 1, __proto__: 2}')).toThrow('Key "__proto__" is not allowed at position 7 of');
+  });
+});
+
+describe('no value means no mock (Dubbo: normalizeMock(null) is null)', () => {
+  it('normalizeMock, parseMockAction and mockMode accept null and undefined', () => {
+    expect(normalizeMock(null)).toBeNull();
+    expect(normalizeMock(undefined)).toBeUndefined();
+    expect(parseMockAction(null)).toBeUndefined();
+    expect(parseMockAction(undefined)).toBeUndefined();
+    expect(mockMode(null)).toBe('none');
+    expect(mockMode(undefined)).toBe('none');
+  });
+
+  it('parseMockValue of null or undefined is null (as "return" alone), realised against the type', () => {
+    expect(parseMockValue(null)).toBeNull();
+    expect(parseMockValue(undefined)).toBeNull();
+    expect(parseMockValue(undefined, method('user'))).toBeNull();
+    expect(parseMockValue(null, method('nothing'))).toBeUndefined();
+  });
+});
+
+describe(`hostile values: ExtensionError past ${MockLimits.maxLength} characters or ${MockLimits.maxDepth} levels, in bounded time`, () => {
+  function extensionError(run: () => unknown): ExtensionError {
+    let thrown: unknown;
+    const started = performance.now();
+    try {
+      run();
+    } catch (error) {
+      thrown = error;
+    }
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(thrown).toBeInstanceOf(ExtensionError);
+    expect((thrown as ExtensionError).code).toBe(ExtensionErrorCode.INVALID_PARAMETER);
+    return thrown as ExtensionError;
+  }
+
+  it('the documented limits', () => {
+    expect(MockLimits).toEqual({ maxLength: 65536, maxDepth: 64 });
+  });
+
+  it.each([
+    ['[', '['.repeat(100_000)],
+    ['{a:', '{a:'.repeat(100_000)],
+    ['[{a:', '[{a:'.repeat(100_000)],
+  ])('parseLenientJson: 100k levels of %j → "nested deeper than 64 levels", not a stack overflow', (_, text) => {
+    expect(extensionError(() => parseLenientJson(text)).message).toMatch(/^mock JSON value nested deeper than 64 levels \(at position \d+\)$/);
+  });
+
+  it('64 levels are fine, 65 are not', () => {
+    expect(parseLenientJson(`${'['.repeat(64)}${']'.repeat(64)}`)).toBeInstanceOf(Array);
+    expect(extensionError(() => parseLenientJson(`${'['.repeat(65)}${']'.repeat(65)}`)).message).toBe(
+      'mock JSON value nested deeper than 64 levels (at position 64)',
+    );
+  });
+
+  it('a 10 MB flat JSON array parses in linear time (no quadratic slicing)', () => {
+    const text = `[${'1,'.repeat(5 * 1024 * 1024)}1]`;
+    const started = performance.now();
+    expect((parseLenientJson(text) as number[]).length).toBe(5 * 1024 * 1024 + 1);
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  it('parseMockValue: deep nesting within the size limit → the depth error; a String method keeps the raw text', () => {
+    const deep = '['.repeat(1000);
+    expect(extensionError(() => parseMockValue(deep)).message).toBe('mock JSON value nested deeper than 64 levels (at position 64)');
+    expect(extensionError(() => parseMockValue(deep, method('names'))).message).toBe('mock JSON value nested deeper than 64 levels (at position 64)');
+    expect(parseMockValue(deep, method('text'))).toBe(deep);
+  });
+
+  it.each([
+    ['100k levels of [', '['.repeat(100_000)],
+    ['a 10 MB string', `"${'x'.repeat(10 * 1024 * 1024)}"`],
+  ])('parseMockValue and parseMockAction: %s → refused by size before parsing', (_, text) => {
+    expect(extensionError(() => parseMockValue(text, method('text'))).message).toBe(
+      `the mock return value is ${text.length} characters long; the limit is 65536`,
+    );
+    expect(extensionError(() => parseMockAction(`force:return ${text}`)).message).toBe(
+      `the mock value is ${text.length + 13} characters long; the limit is 65536`,
+    );
   });
 });

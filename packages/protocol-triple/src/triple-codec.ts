@@ -63,8 +63,6 @@ export interface TripleCodec {
   prepare?(service: ServiceDefinition): void;
 }
 
-const RPC_CODES: ReadonlySet<string> = new Set(Object.values(RpcErrorCode));
-
 /** Parameter types whose values travel as JSON arrays (so `[[…]]` vs `[…]` needs care for one-parameter methods). */
 function isArrayLike(type: TypeDescriptor | undefined): boolean {
   return Array.isArray(type) || type === Array || type === Set || type === Map;
@@ -76,10 +74,11 @@ function isArrayLike(type: TypeDescriptor | undefined): boolean {
  * @remarks
  * A request is the serialized argument array; a response the serialized return value (`null` for void); a
  * business error `errorToData(error)`, rebuilt on the consumer with `errorFromData(data, method.throws)` — or, for
- * an `RpcError` a provider filter put in the result, as an `RpcError` with the same code. Arguments and results are
- * realised against the declared types to any depth (a {@link Realizer} compiles each method's types once), so
- * `Date`s, `Map`s, `Set`s and classes arrive as such, nested fields included; a value that does not fit fails
- * with `RpcError` `serialization` naming the field path (`greet() result .at: expected Date, got "yesterday"`).
+ * a real `RpcError` a provider put in the result (a filter's refusal, a downstream call's timeout passed on), as
+ * an `RpcError` with the same code; a business error merely named `RpcError` stays a business error. Arguments
+ * and results are realised against the declared types to any depth (a {@link Realizer} compiles each method's
+ * types once), so `Date`s, `Map`s, `Set`s and classes arrive as such, nested fields included; a value that does
+ * not fit fails with `RpcError` `serialization` naming the field path (`greet() result .at: expected Date, got "yesterday"`).
  *
  * Argument binding follows Dubbo's plain-HTTP rules (§A.11), in gRPC mode too: a JSON array is the argument list;
  * a one-parameter method also takes the bare value (`"world"`, `{…}`), and an array that is not a one-element
@@ -170,9 +169,8 @@ export class SerializationCodec implements TripleCodec {
     const record = data as Record<string, unknown>;
     const name = typeof record['name'] === 'string' ? record['name'] : 'Error';
     const message = typeof record['message'] === 'string' ? record['message'] : '';
-    if (name === 'RpcError' && typeof record['code'] === 'string' && RPC_CODES.has(record['code'])) {
-      return new RpcError(record['code'] as RpcErrorCode, message);
-    }
+    // errorFromData rebuilds an RpcError only from a real one (the mark errorToData writes for `instanceof
+    // RpcError`): a business error named RpcError, or carrying a code, stays a business error.
     return errorFromData({ ...record, name, message } as ErrorData, method?.throws);
   }
 }

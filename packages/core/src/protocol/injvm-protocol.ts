@@ -8,7 +8,7 @@ import { ExtensionError, ExtensionErrorCode } from '../extension/extension-error
 import type { ExtensionLoader } from '../extension/extension-loader.js';
 import { InjectLoader } from '../extension/injector.js';
 import { Serialization } from '../serialization/serialization.js';
-import { errorFromData, errorToData } from '../service/realize.js';
+import { errorFromData, errorToData } from '../service/error-data.js';
 import { Realizer } from '../service/realizer.js';
 import type { ServiceDefinition } from '../service/service-definition.js';
 import { AbstractInvoker } from './abstract-invoker.js';
