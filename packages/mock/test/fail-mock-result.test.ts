@@ -168,7 +168,7 @@ describe('fail mock: a framework RpcError carried by the Result degrades exactly
     );
     expect(error).toBeInstanceOf(RpcError);
     expect((error as RpcError).message).toMatch(
-      /^mock error: mock return invoke error\. method: count, mock: abc, url: consumer:\/\/\S+: Cannot convert "abc" to Number \(mock value of count\)\., invoke error is: Call org\.acme\.Ledger\.book\(\) timed out after 200 ms\.$/,
+      /^mock error: mock return invoke error\. method: count, mock: abc, url: consumer:\/\/\S+: mock value of count: expected Number, got "abc"\., invoke error is: Call org\.acme\.Ledger\.book\(\) timed out after 200 ms\.$/,
     );
   });
 });
