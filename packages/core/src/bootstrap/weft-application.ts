@@ -608,8 +608,8 @@ function reportUnknownKeys(
   if (strict) {
     throw new ExtensionError(
       ExtensionErrorCode.UNKNOWN_PARAMETER,
-      `${problems.join('; ')}. Strict mode refuses unknown parameters: fix the key, install the package that reads it, ` +
-        'or mark your own keys (an x- prefix, or parameters.declare).',
+      `${problems.join('; ')} (strict mode: unknown parameters are errors; fix the key, install the package that reads it, ` +
+        'or mark your own keys with the x- prefix or parameters.declare)',
     );
   }
   for (const problem of problems) safeLog(logger, 'warn', problem);
