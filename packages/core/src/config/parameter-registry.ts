@@ -43,10 +43,15 @@ export class ParameterRegistry {
     this.installed = installed;
   }
 
-  /** The registry of what `index` found, plus the application's own `declared` keys. */
-  static fromIndex(index: ManifestIndex, declared: readonly string[] = []): ParameterRegistry {
+  /**
+   * The registry of what `index` found, plus the application's own `declared` keys.
+   * @param firstParty - `'all'` treats every first-party package as installed (for tools that judge another
+   * process's configuration, such as `weft override set`). @defaultValue `'installed'`
+   */
+  static fromIndex(index: ManifestIndex, declared: readonly string[] = [], firstParty: 'installed' | 'all' = 'installed'): ParameterRegistry {
     const installed = new Set(index.packages.map((p) => p.name));
     installed.add(CORE);
+    if (firstParty === 'all') for (const row of KNOWN_PARAMETERS.values()) for (const p of row.packages) installed.add(p);
     const registry = new ParameterRegistry(installed);
     for (const row of KNOWN_PARAMETERS.values()) {
       const reader = row.packages.find((p) => installed.has(p));
@@ -70,6 +75,11 @@ export class ParameterRegistry {
   /** Whether `key` is known as is (not as `<method>.<key>`). */
   has(key: string): boolean {
     return this.known.has(key);
+  }
+
+  /** Whether `key` is known and may be set per method (`<method>.<key>`). */
+  isMethodKey(key: string): boolean {
+    return this.known.get(key)?.method === true;
   }
 
   /**
