@@ -87,7 +87,7 @@ describe('boundedEditDistance', () => {
 
 describe('ParameterRegistry', () => {
   it('knows Weft\'s own keys, installed manifests\' keys and declared keys; x- keys are the application\'s', () => {
-    const keys = ParameterRegistry.fromIndex(discoverManifests(newRoot(true)), ['audit.level']);
+    const keys = ParameterRegistry.fromIndex(discoverManifests(newRoot(true)), { declare: ['audit.level'] });
     expect(keys.check(['interface', 'methods', 'side', 'timestamp', 'application', 'group', 'version', 'timeout', 'anyhost'], [], 'refer(x)')).toEqual([]);
     expect(keys.check(['rate', 'rate.window', 'sayHello.rate', 'audit.level', 'sayHello.audit.level', 'x-team', 'sayHello.x-team'], ['sayHello'], 'refer(x)')).toEqual([]);
   });

@@ -173,7 +173,7 @@ async function registryProblems(session: RegistrySession, service: string, value
   }
   const methods = [...new Set(registered.flatMap((u) => splitCommaList(u.getParameter('methods') ?? '')))].filter((m) => m !== '').sort();
   const own = [...new Set(registered.flatMap((u) => [...u.parameters.keys()]))];
-  const keys = ParameterRegistry.fromIndex(session.index, own, 'all');
+  const keys = ParameterRegistry.fromIndex(session.index, { declare: own, firstParty: 'all' });
   const where = `override rule for ${service}`;
   const problems: string[] = [];
   const rest: string[] = [];

@@ -194,7 +194,7 @@ export class WeftApplication {
     const model = framework.newApplication(name);
     let registry: Registry | undefined;
     const strict = options.strict === true;
-    const keys = ParameterRegistry.fromIndex(model.index, options.parameters?.declare ?? []);
+    const keys = ParameterRegistry.fromIndex(model.index, { declare: options.parameters?.declare ?? [] });
     try {
       await model.loadExtensions(Protocol, Filter, Cluster, LoadBalance, ConfigValidator, RegistryFactory);
       if (options.registry !== undefined) {

@@ -10,6 +10,19 @@ const MAX_REPORTED = 20;
 /** Shown keys are cut to this length. */
 const MAX_SHOWN = 80;
 
+/** Options of {@link ParameterRegistry.fromIndex}. */
+export interface ParameterRegistryOptions {
+  /** The application's own keys (each also valid per method). */
+  readonly declare?: readonly string[];
+  /**
+   * `'all'` treats every first-party package as installed (for tools that judge another process's
+   * configuration, such as `weft override set`). @defaultValue `'installed'`
+   */
+  readonly firstParty?: 'installed' | 'all';
+  /** Whether the keys of manifests' `activate.value` conditions count as read. @defaultValue true */
+  readonly activationKeys?: boolean;
+}
+
 interface Known {
   readonly method: boolean;
   /** Who declares it (a package name, or `the application`). */
@@ -30,7 +43,7 @@ interface Known {
  *
  * @example
  * ```ts
- * const keys = ParameterRegistry.fromIndex(app.model.index, ['my.key']);
+ * const keys = ParameterRegistry.fromIndex(app.model.index, { declare: ['my.key'] });
  * keys.check(['tsp'], ['sayHello'], 'refer(org.acme.Greeter)');
  * // ['`tsp`: unknown parameter in refer(org.acme.Greeter); did you mean `tps`?']
  * ```
@@ -43,15 +56,12 @@ export class ParameterRegistry {
     this.installed = installed;
   }
 
-  /**
-   * The registry of what `index` found, plus the application's own `declared` keys.
-   * @param firstParty - `'all'` treats every first-party package as installed (for tools that judge another
-   * process's configuration, such as `weft override set`). @defaultValue `'installed'`
-   */
-  static fromIndex(index: ManifestIndex, declared: readonly string[] = [], firstParty: 'installed' | 'all' = 'installed'): ParameterRegistry {
+  /** The registry of what `index` found, plus the application's own keys. */
+  static fromIndex(index: ManifestIndex, options: ParameterRegistryOptions = {}): ParameterRegistry {
+    const declared = options.declare ?? [];
     const installed = new Set(index.packages.map((p) => p.name));
     installed.add(CORE);
-    if (firstParty === 'all') for (const row of KNOWN_PARAMETERS.values()) for (const p of row.packages) installed.add(p);
+    if (options.firstParty === 'all') for (const row of KNOWN_PARAMETERS.values()) for (const p of row.packages) installed.add(p);
     const registry = new ParameterRegistry(installed);
     for (const row of KNOWN_PARAMETERS.values()) {
       const reader = row.packages.find((p) => installed.has(p));
@@ -60,6 +70,7 @@ export class ParameterRegistry {
     for (const records of index.records.values()) {
       for (const record of records) {
         for (const declaredKey of record.entry.keys ?? []) registry.add(declaredKey.key, declaredKey.method, record.pkg.name);
+        if (options.activationKeys === false) continue;
         for (const condition of record.entry.activate?.conditions ?? []) registry.add(condition.key, true, record.pkg.name);
       }
     }
@@ -135,6 +146,20 @@ export class ParameterRegistry {
 
   /** The closest candidates (known keys, catalogue keys, `<method>.<key>`), formatted; at most three. */
   private suggest(key: string, methods: readonly string[]): string[] {
+    return this.closest(key, methods).map((candidate) => {
+      const dot = candidate.indexOf('.');
+      const base = this.known.has(candidate) || dot < 0 || !methods.includes(candidate.slice(0, dot)) ? candidate : candidate.slice(dot + 1);
+      const missing = this.notInstalled(base);
+      return missing === undefined ? `\`${candidate}\`` : `\`${candidate}\` (read by \`${missing}\`, which is not installed)`;
+    });
+  }
+
+  /**
+   * The known keys closest to `key` — also first-party keys of packages not installed, and `<method>.<key>` forms
+   * for `methods` — by bounded edit distance (1 for keys up to 4 characters, 2 up to 8, else 3); at most three,
+   * sorted. Empty when nothing is close or `key` is longer than 128 characters.
+   */
+  closest(key: string, methods: readonly string[] = []): string[] {
     if (key.length > MAX_SUGGESTED_KEY_LENGTH) return [];
     const max = key.length <= 4 ? 1 : key.length <= 8 ? 2 : 3;
     let best = max + 1;
@@ -161,15 +186,7 @@ export class ParameterRegistry {
     if (key.includes('.')) {
       for (const method of methods) for (const candidate of methodKeys) consider(`${method}.${candidate}`);
     }
-    return found
-      .sort()
-      .slice(0, 3)
-      .map((candidate) => {
-        const dot = candidate.indexOf('.');
-        const base = this.known.has(candidate) || dot < 0 || !methods.includes(candidate.slice(0, dot)) ? candidate : candidate.slice(dot + 1);
-        const missing = this.notInstalled(base);
-        return missing === undefined ? `\`${candidate}\`` : `\`${candidate}\` (read by \`${missing}\`, which is not installed)`;
-      });
+    return found.sort().slice(0, 3);
   }
 }
 

@@ -71,7 +71,7 @@ export { ServiceInvoker } from '../protocol/service-invoker.js';
 export { buildFilterChain } from '../filter/filter-chain.js';
 export { createServiceProxy, type CallGate, type CallOptions } from '../service/service-proxy.js';
 export { ConfigValidator } from '../config/config-validator.js';
-export { ParameterRegistry } from '../config/parameter-registry.js';
+export { ParameterRegistry, type ParameterRegistryOptions } from '../config/parameter-registry.js';
 export { boundedEditDistance } from '../config/edit-distance.js';
 export { CUSTOM_KEY_PREFIX, KNOWN_PARAMETERS, type KnownParameter } from '../config/known-parameters.js';
 export { safeLog } from '../common/logger.js';
