@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { Cluster, defineService, ExtensionError, ExtensionErrorCode, KNOWN_PARAMETERS, Logger, ParameterRegistry, WeftApplication } from '@weft/core';
-import { boundedEditDistance, discoverManifests } from '@weft/core/spi';
+import { boundedEditDistance, discoverManifests, parseManifest } from '@weft/core/spi';
 
 import { FirstCluster } from './support/first-cluster.js';
 
@@ -82,6 +82,38 @@ describe('boundedEditDistance', () => {
     const started = performance.now();
     expect(boundedEditDistance('x'.repeat(50_000), 'y'.repeat(50_000), 3)).toBe(4);
     expect(performance.now() - started).toBeLessThan(200);
+  });
+});
+
+describe('manifest "keys"', () => {
+  it('reads service-level and method-level keys', () => {
+    const { entries, problems } = parseManifest(JSON.stringify({ tps: { module: './dist/tps.js', keys: ['tps.limiter', { key: 'tps', method: true }, { key: 'tps.interval', method: false }] } }));
+    expect(problems).toEqual([]);
+    expect(entries[0]?.keys).toEqual([
+      { key: 'tps.limiter', method: false },
+      { key: 'tps', method: true },
+      { key: 'tps.interval', method: false },
+    ]);
+    expect(parseManifest(JSON.stringify({ tps: { module: './dist/tps.js' } })).entries[0]?.keys).toEqual([]);
+  });
+
+  it('reports every malformed key with its JSON pointer', () => {
+    const { entries, problems } = parseManifest(
+      JSON.stringify({ tps: { module: './dist/tps.js', keys: ['ok', '', 'a..b', 7, { key: 'x', method: 'yes' }, { name: 'y' }, 'k'.repeat(129)] } }),
+    );
+    expect(entries).toEqual([]);
+    expect(problems).toEqual([
+      '/tps/keys/1: "" is not a URL key (letters, digits, "_", "-", dot-separated, up to 128 characters)',
+      '/tps/keys/2: "a..b" is not a URL key (letters, digits, "_", "-", dot-separated, up to 128 characters)',
+      '/tps/keys/3: must be a URL key (letters, digits, "_", "-", dot-separated, up to 128 characters)',
+      '/tps/keys/4/method: must be true or false',
+      '/tps/keys/5/name: unknown property (allowed: key, method)',
+      '/tps/keys/5: must be a URL key (letters, digits, "_", "-", dot-separated, up to 128 characters)',
+      `/tps/keys/6: "${'k'.repeat(129)}" is not a URL key (letters, digits, "_", "-", dot-separated, up to 128 characters)`,
+    ]);
+    expect(parseManifest(JSON.stringify({ tps: { module: './dist/tps.js', keys: 'tps' } })).problems).toEqual([
+      '/tps/keys: must be an array of URL keys ("tps.limiter") or {"key": "tps", "method": true} objects',
+    ]);
   });
 });
 

@@ -193,6 +193,5 @@ export class ParameterRegistry {
 /** A key as shown in a message: back-quoted, control characters escaped, cut to a readable length. */
 function show(key: string): string {
   const cut = key.length > MAX_SHOWN ? `${key.slice(0, MAX_SHOWN)}…` : key;
-  // eslint-disable-next-line no-control-regex
   return `\`${cut.replace(/[\u0000-\u001f\u007f`]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}\``;
 }
