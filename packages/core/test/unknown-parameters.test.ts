@@ -188,6 +188,12 @@ describe('WeftApplication and unknown keys', () => {
     const greeter = await app.refer(Greeter, { parameters: { 'sayHelo.rate': 3, rate: 10 } });
     expect(logger.warnings).toEqual(['`sayHelo.rate`: unknown parameter in refer(org.acme.Greeter); did you mean `sayHello.rate`?']);
     expect(await greeter.sayHello('ann')).toBe('hello ann');
+    logger.warnings.length = 0;
+    const direct = await app.refer(Greeter, { url: 'injvm://127.0.0.1/org.acme.Greeter?timeuot=5' });
+    expect(logger.warnings).toEqual([
+      '`timeuot`: unknown parameter in refer(org.acme.Greeter): url=injvm://127.0.0.1/org.acme.Greeter?timeuot=5; did you mean `timeout`?',
+    ]);
+    expect(await direct.count()).toBe(1);
   });
 
   it('warns about an override, and applies it', async () => {

@@ -588,6 +588,7 @@ export class WeftApplication {
         if (parsed.protocol === '') {
           throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `${where}: url=${text} has no protocol (e.g. tri://127.0.0.1:50051).`);
         }
+        this.checkKeys(parsed.parameters.keys(), service, `${where}: url=${text}`);
         const withPath = parsed.path === '' ? parsed.withPath(service.name) : parsed;
         return withPath.addParameters(new Map(consumerParams)).addParameter('side', 'consumer');
       });
