@@ -71,6 +71,8 @@ describe('override rules with unknown keys', () => {
       `\`tsp\`: unknown parameter in ${where}; did you mean \`tps\`?`,
       `\`sayHelo.mock\`: unknown parameter in ${where}; did you mean \`sayHello.mock\`?`,
     ]);
+    // a rule for another application does not concern this consumer
+    await registry.register(URL.parse('override://0.0.0.0/org.acme.Greeter?category=configurators&dynamic=false&application=billing&tsp=9'));
     // another rule arrives: the first one is not reported again
     await registry.register(URL.parse('override://0.0.0.0/org.acme.Greeter?category=configurators&dynamic=false&priority=1&retries=1'));
     await eventually(() => consumer.getReferenceUrl(greeter)?.getParameter('retries'), (v) => v === '1');

@@ -192,13 +192,21 @@ export class RegistryDirectory extends Directory {
     }
   }
 
-  /** Reports the unknown keys of rules not checked before (YAML config-centre rules are named as such). */
+  /**
+   * Reports the unknown keys of the rules that apply to this consumer or its providers and were not checked before
+   * (a rule for another application, group or side is not this consumer's business; YAML config-centre rules are
+   * named as such).
+   */
   private checkRuleKeys(rules: readonly Configurator[]): void {
     const check = this.options.checkKeys;
     if (check === undefined) return;
     const from = this.options.registry.getUrl().toIdentityString();
+    const base = this.base;
+    const merged = this.providerUrls.map((p) => mergeProviderUrl(p, base));
     for (const rule of rules) {
       if (this.checkedRules.has(rule.url.toString())) continue;
+      const applies = rule.configure(base, base.host) !== base || merged.some((url) => rule.configure(url, base.host) !== url);
+      if (!applies) continue;
       const category = rule.url.getParameter('category') ?? '';
       const kind = category.endsWith('dynamicconfigurators') ? 'config-centre rule' : 'override rule';
       check(rule.appliedParameters.keys(), `${kind} for ${this.service.name} at ${rule.url.getAddress()} from ${from}`);
