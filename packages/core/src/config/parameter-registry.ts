@@ -24,9 +24,8 @@ export interface ParameterRegistryOptions {
 }
 
 interface Known {
+  /** Whether `<method>.<key>` is read too. */
   readonly method: boolean;
-  /** Who declares it (a package name, or `the application`). */
-  readonly source: string;
 }
 
 /**
@@ -64,23 +63,22 @@ export class ParameterRegistry {
     if (options.firstParty === 'all') for (const row of KNOWN_PARAMETERS.values()) for (const p of row.packages) installed.add(p);
     const registry = new ParameterRegistry(installed);
     for (const row of KNOWN_PARAMETERS.values()) {
-      const reader = row.packages.find((p) => installed.has(p));
-      if (reader !== undefined) registry.add(row.key, row.method, reader);
+      if (row.packages.some((p) => installed.has(p))) registry.add(row.key, row.method);
     }
     for (const records of index.records.values()) {
       for (const record of records) {
-        for (const declaredKey of record.entry.keys ?? []) registry.add(declaredKey.key, declaredKey.method, record.pkg.name);
+        for (const declaredKey of record.entry.keys) registry.add(declaredKey.key, declaredKey.method);
         if (options.activationKeys === false) continue;
-        for (const condition of record.entry.activate?.conditions ?? []) registry.add(condition.key, true, record.pkg.name);
+        for (const condition of record.entry.activate?.conditions ?? []) registry.add(condition.key, true);
       }
     }
-    for (const key of declared) registry.add(key, true, 'the application');
+    for (const key of declared) registry.add(key, true);
     return registry;
   }
 
-  private add(key: string, method: boolean, source: string): void {
+  private add(key: string, method: boolean): void {
     const existing = this.known.get(key);
-    if (existing === undefined || (method && !existing.method)) this.known.set(key, { method: method || (existing?.method ?? false), source: existing?.source ?? source });
+    if (existing === undefined || (method && !existing.method)) this.known.set(key, { method });
   }
 
   /** Whether `key` is known as is (not as `<method>.<key>`). */
