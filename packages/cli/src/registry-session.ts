@@ -1,4 +1,5 @@
 import { ConfigValidator, FrameworkModel, Logger, RegistryFactory, URL, type ApplicationModel, type Registry } from '@weft/core';
+import type { ManifestIndex } from '@weft/core/spi';
 
 import { CliFailure, describeThrown } from './io.js';
 import { cliPackageDir } from './project.js';
@@ -54,6 +55,11 @@ export class RegistrySession {
     /** Milliseconds every registry operation may take. */
     readonly timeout: number,
   ) {}
+
+  /** What discovery found from the CLI's own package (registry clients, validators, their declared keys). */
+  get index(): ManifestIndex {
+    return this.app.index;
+  }
 
   /** `protocol://host:port/path` of the registry, for messages. */
   get address(): string {

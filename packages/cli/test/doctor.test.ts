@@ -139,3 +139,44 @@ describe('weft doctor', () => {
     expect(result.stderr).toContain('doctor takes no arguments');
   });
 });
+
+describe('weft doctor and URL keys', () => {
+  const rateManifest = (keys?: unknown[]) => ({
+    'weft.rpc.Filter': { rate: { module: './index.js', activate: { group: ['provider'], value: ['tsp'] }, ...(keys === undefined ? {} : { keys }) } },
+  });
+  const warning =
+    '`tsp`: extension "rate" of weft.rpc.Filter (plugin-rate@1.0.0) activates on it, but neither Weft nor any installed extension reads it; did you mean `tps`?';
+
+  it('warns about an activation key close to a known one; --strict makes it a problem (exit 1)', async () => {
+    const app = createTestApp(['@weft/core']);
+    try {
+      writePackage(app.root, { name: 'plugin-rate', peerDependencies: { '@weft/core': '^0.1.0' }, files: { 'index.js': TRIPWIRE_MODULE }, manifests: rateManifest() });
+      const relaxed = await weft(['doctor'], { cwd: app.root });
+      expect(relaxed.code).toBe(0);
+      expect(relaxed.stdout).toContain(`warning [unknown-key] ${warning}`);
+      expect(relaxed.stdout).toContain('file: node_modules/plugin-rate/META-INF/weft/weft.rpc.Filter.json');
+      expect(relaxed.stdout).toContain('0 problems, 1 warning.');
+      const strict = await weft(['doctor', '--strict'], { cwd: app.root });
+      expect(strict.code).toBe(1);
+      expect(strict.stdout).toContain(`error [unknown-key] ${warning}`);
+      const report = json<Report>(await weft(['doctor', '--strict', '--json'], { cwd: app.root }));
+      expect(report.ok).toBe(false);
+      expect(report.findings).toEqual([expect.objectContaining({ severity: 'error', kind: 'unknown-key', message: warning })]);
+    } finally {
+      app.cleanup();
+    }
+  });
+
+  it('is satisfied when the extension declares the key it activates on, or when the key is far from every known key', async () => {
+    const app = createTestApp(['@weft/core']);
+    try {
+      writePackage(app.root, { name: 'plugin-rate', peerDependencies: { '@weft/core': '^0.1.0' }, files: { 'index.js': TRIPWIRE_MODULE }, manifests: rateManifest([{ key: 'tsp', method: true }]) });
+      writePackage(app.root, { name: 'good-plugin', peerDependencies: { '@weft/core': '^0.1.0' }, files: { 'index.js': TRIPWIRE_MODULE }, manifests: auditManifest });
+      const result = await weft(['doctor', '--strict'], { cwd: app.root });
+      expect(result.stdout).toContain('No problems found.');
+      expect(result.code).toBe(0);
+    } finally {
+      app.cleanup();
+    }
+  });
+});

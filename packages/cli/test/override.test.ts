@@ -256,3 +256,74 @@ describe('weft override: bad input and unreachable registries', () => {
     expect(result.stderr).toMatch(/no registry client for redis:\/\/ is installed with weft \(available: embedded[,)]/);
   });
 });
+
+describe('weft override set checks the rule against what the registry knows', () => {
+  const consumerApp = createTestApp(['@weft/core', '@weft/cluster', '@weft/mock', '@weft/registry-embedded']);
+  afterAll(() => consumerApp.cleanup());
+
+  /** A consumer of org.acme.Greeter registered in the registry (its URL carries interface, methods and its own keys). */
+  async function withConsumer(run: () => Promise<void>): Promise<void> {
+    const app = await WeftApplication.start({
+      root: consumerApp.root,
+      name: 'shop',
+      logger: new RecordingLogger(),
+      registry: `${registry}?poll.interval=50&file-cache=false`,
+      parameters: { declare: ['audit.level'] },
+    });
+    try {
+      await app.refer(Greeter, { check: false, parameters: { 'audit.level': 'full' } });
+      await run();
+    } finally {
+      await app.shutdown({ timeout: 100 });
+    }
+  }
+
+  it('refuses an unknown key with the closest one, and writes nothing', async () => {
+    await withConsumer(async () => {
+      const result = await override('set', '--registry', registry, '--service', 'org.acme.Greeter', 'tsp=5');
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(
+        'weft override: error: rejected, nothing written (--force writes it anyway): `tsp`: unknown parameter in override rule for org.acme.Greeter; did you mean `tps`?',
+      );
+      const method = await override('set', '--registry', registry, '--service', 'org.acme.Greeter', 'sayHello.tsp=5');
+      expect(method.code).toBe(1);
+      expect(method.stderr).toContain('`sayHello.tsp`: unknown parameter in override rule for org.acme.Greeter; did you mean `sayHello.tps`?');
+      expect(ruleFiles()).toEqual([]);
+    });
+  });
+
+  it('refuses an unknown method, naming the methods and the closest key', async () => {
+    await withConsumer(async () => {
+      const result = await override('set', '--registry', registry, '--service', 'org.acme.Greeter', 'sayHelo.mock=force:return null');
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(
+        'rejected, nothing written (--force writes it anyway): `sayHelo.mock`: unknown method sayHelo of org.acme.Greeter (methods: count, sayHello); did you mean `sayHello.mock`?',
+      );
+      expect(ruleFiles()).toEqual([]);
+    });
+  });
+
+  it('refuses a service nothing is registered for, suggesting the registered one', async () => {
+    await withConsumer(async () => {
+      const result = await override('set', '--registry', registry, '--service', 'org.acme.Greter', 'timeout=3000');
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(
+        `rejected, nothing written (--force writes it anyway): unknown service org.acme.Greter: nothing is registered for it at ${registry}; did you mean org.acme.Greeter?`,
+      );
+    });
+  });
+
+  it('accepts known keys and the consumers\' own keys; --force writes an unknown one anyway', async () => {
+    await withConsumer(async () => {
+      const ok = await override('set', '--registry', registry, '--service', 'org.acme.Greeter', 'sayHello.timeout=300', 'audit.level=min', 'x-team=a');
+      expect(ok.stderr).toBe('');
+      expect(ok.code).toBe(0);
+      const forced = await override('set', '--registry', registry, '--service', 'org.acme.Greeter', '--force', 'tsp=5');
+      expect(forced.stderr).toBe('');
+      expect(forced.code).toBe(0);
+      expect(forced.stdout).toContain('tsp=5');
+      const elsewhere = await override('set', '--registry', registry, '--service', 'org.acme.Greter', '--force', 'timeout=1');
+      expect(elsewhere.code).toBe(0);
+    });
+  });
+});

@@ -58,8 +58,11 @@ export {
   type ExportOptions,
   type ReferOptions,
   type WeftApplicationOptions,
+  type ApplicationParameterOptions,
 } from './bootstrap/weft-application.js';
 export { ConfigValidator } from './config/config-validator.js';
+export { ParameterRegistry, type ParameterRegistryOptions } from './config/parameter-registry.js';
+export { CUSTOM_KEY_PREFIX, KNOWN_PARAMETERS, type KnownParameter } from './config/known-parameters.js';
 export { RpcContext } from './rpc/rpc-context.js';
 export { Registry, type NotifyListener } from './registry/registry.js';
 export { RegistryFactory } from './registry/registry-factory.js';

@@ -67,6 +67,19 @@ export class EmbeddedRegistry extends AbstractRegistry {
     return !this.destroyed;
   }
 
+  /** The services with at least one entry (in any category) under the registry's root. */
+  override listServices(): Promise<readonly string[]> {
+    const list = (folder: string): string[] => {
+      try {
+        return readdirSync(folder).filter((n) => !n.startsWith('.'));
+      } catch {
+        return [];
+      }
+    };
+    const services = list(this.root).filter((name) => list(join(this.root, name)).some((category) => list(join(this.root, name, category)).length > 0));
+    return Promise.resolve(services.map((n) => URL.decode(n)));
+  }
+
   protected async doRegister(url: URL): Promise<void> {
     const folder = this.folderOf(url, registryCategoryOf(url));
     mkdirSync(folder, { recursive: true });

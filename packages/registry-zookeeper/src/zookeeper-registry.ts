@@ -274,6 +274,13 @@ export class ZookeeperRegistry extends AbstractRegistry {
     await client.create(path, { ephemeral: true });
   }
 
+  /** The services that have a node under the registry's root (`/dubbo/<interface>`). */
+  override async listServices(): Promise<readonly string[]> {
+    const root = this.root === '' ? '/' : this.root;
+    const children = (await this.client.exists(root)) === undefined ? [] : await this.client.getChildren(root);
+    return children.filter((c) => c !== 'config' && c !== 'metadata' && c !== 'mapping').map((c) => URL.decode(c));
+  }
+
   private async subscribe0(url: URL): Promise<void> {
     const key = url.toString();
     const wanted = (url.getParameter('category') ?? RegistryCategory.PROVIDERS).split(',').map((c) => c.trim());

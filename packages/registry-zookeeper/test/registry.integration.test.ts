@@ -75,6 +75,8 @@ describe('layout (§B.1, §B.2)', () => {
     for (const path of ['/dubbo', `/dubbo/${DEMO}`, PROVIDERS]) {
       expect((await client.exists(path))?.ephemeralOwner, path).toBeUndefined();
     }
+    // tools list the services under the root (weft override set suggests from them)
+    expect(await (registry as ZookeeperRegistry).listServices()).toEqual([DEMO]);
   });
 
   it('a consumer creates providers, configurators and routers when subscribing, registers under consumers, and calls the provider', async () => {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-import type { ManifestIndex, ManifestRecord } from '@weft/core/spi';
+import { ParameterRegistry, type ManifestIndex, type ManifestRecord } from '@weft/core/spi';
 
 import { booleanFlag, stringFlag, type ParsedArgs } from '../args.js';
 import { HELP_OPTION, JSON_OPTION, ROOT_OPTION, type Command, type CommandContext } from '../command.js';
@@ -20,7 +20,8 @@ type FindingKind =
   | 'no-core'
   | 'discovery'
   | 'core-as-dependency'
-  | 'unchecked-range';
+  | 'unchecked-range'
+  | 'unknown-key';
 
 /** One finding of `weft doctor`. */
 interface Finding {
@@ -35,8 +36,39 @@ interface Finding {
 
 const CORE = '@weft/core';
 
+/**
+ * The URL keys manifests activate on that nothing declares reading and that are close to a known key (a typo such
+ * as `tsp` for `tps` means the extension never activates): each is a warning (an error with `--strict`) naming the
+ * key, the extension and the closest known keys. Keys far from every known key are taken as the extension's own.
+ */
+function keyFindings(index: ManifestIndex, at: (file: string) => string, strict: boolean): Finding[] {
+  const declared = ParameterRegistry.fromIndex(index, { activationKeys: false });
+  const findings: Finding[] = [];
+  for (const [pointId, records] of index.records) {
+    for (const record of records) {
+      const own = new Set(record.entry.keys.map((k) => k.key));
+      const keys = (record.entry.activate?.conditions ?? []).map((c) => c.key).filter((key) => !own.has(key));
+      for (const key of keys) {
+        if (declared.has(key)) continue;
+        const near = declared.closest(key);
+        if (near.length === 0) continue;
+        findings.push({
+          severity: strict ? 'error' : 'warning',
+          kind: 'unknown-key',
+          message:
+            `\`${key}\`: extension "${record.entry.name}" of ${pointId} (${record.pkg.name}@${record.pkg.version}) activates on it, ` +
+            `but neither Weft nor any installed extension reads it; did you mean ${near.map((k) => `\`${k}\``).join(' or ')}?`,
+          file: at(record.manifestPath),
+          fix: 'Correct the key, or declare the URL keys the extension reads in its manifest entry ("keys": ["my-key"]); see docs/reference/parameters.md.',
+        });
+      }
+    }
+  }
+  return findings;
+}
+
 /** Runs every check on a discovered project. @internal */
-export function diagnose(root: string, index: ManifestIndex): Finding[] {
+export function diagnose(root: string, index: ManifestIndex, options: { readonly strict?: boolean } = {}): Finding[] {
   const findings: Finding[] = [];
   const at = (file: string) => displayPath(root, file);
 
@@ -134,6 +166,7 @@ export function diagnose(root: string, index: ManifestIndex): Finding[] {
       });
     }
   }
+  findings.push(...keyFindings(index, at, options.strict === true));
   return findings;
 }
 
@@ -141,7 +174,7 @@ async function run(args: ParsedArgs, ctx: CommandContext): Promise<number> {
   if (args.positionals.length > 0) throw new UsageError(`doctor takes no arguments (got ${args.positionals.join(' ')})`);
   const root = findProjectRoot(ctx.io.cwd, stringFlag(args, 'root'));
   const index = discoverProject(root);
-  const findings = diagnose(root, index);
+  const findings = diagnose(root, index, { strict: booleanFlag(args, 'strict') });
   const errors = findings.filter((f) => f.severity === 'error');
   const warnings = findings.filter((f) => f.severity === 'warning');
   const manifests = index.packages.reduce((n, p) => n + p.manifests.size, 0);
@@ -169,7 +202,7 @@ async function run(args: ParsedArgs, ctx: CommandContext): Promise<number> {
 export const doctorCommand: Command = {
   name: 'doctor',
   summary: 'diagnose the install: duplicate cores, invalid manifests, name clashes, incompatible packages',
-  usage: ['doctor [--root <dir>] [--json]'],
+  usage: ['doctor [--root <dir>] [--strict] [--json]'],
   description: `
 Checks the packages reachable from the application's package.json, from their package.json files and
 manifests only (no extension code is imported):
@@ -181,9 +214,17 @@ manifests only (no extension code is imported):
   missing-module      a manifest names a module file that does not exist (package not built)
   no-core             packages need @weft/core but none is installed
 Warnings (do not fail): core-as-dependency (a plugin lists @weft/core under dependencies instead of
-peerDependencies), unchecked-range (a range such as workspace:* that cannot be checked).`,
-  options: [ROOT_OPTION, JSON_OPTION, HELP_OPTION],
-  examples: ['weft doctor', 'weft doctor --root ./services/orders --json'],
-  exitCodes: ['0  no problems (warnings may be shown)', '1  at least one problem', '2  usage error'],
+peerDependencies), unchecked-range (a range such as workspace:* that cannot be checked), unknown-key (a manifest
+activates on a URL key that neither Weft nor any installed extension declares reading: a typo such as tsp for
+tps, or a key missing from the entry's "keys"; the closest known key is suggested).
+--strict turns key warnings (unknown-key) into problems, as strict: true does for an application.`,
+  options: [
+    ROOT_OPTION,
+    { name: 'strict', kind: 'boolean', description: 'Unknown URL keys are problems (exit 1), not warnings.' },
+    JSON_OPTION,
+    HELP_OPTION,
+  ],
+  examples: ['weft doctor', 'weft doctor --strict', 'weft doctor --root ./services/orders --json'],
+  exitCodes: ['0  no problems (warnings may be shown)', '1  at least one problem (with --strict, an unknown URL key is one)', '2  usage error'],
   run,
 };

@@ -1,4 +1,5 @@
-import { URL, type NotifyListener, type RegistryCategory } from '@weft/core';
+import { ParameterRegistry, URL, type NotifyListener, type RegistryCategory } from '@weft/core';
+import { boundedEditDistance, splitCommaList } from '@weft/core/spi';
 
 import { booleanFlag, integerFlag, stringFlag, type ParsedArgs } from '../args.js';
 import { HELP_OPTION, JSON_OPTION, type Command, type CommandContext } from '../command.js';
@@ -112,6 +113,87 @@ async function validateRule(session: RegistrySession, rule: URL, service: string
   return problems;
 }
 
+/** The providers and consumers registered for a service (their URLs carry `interface`, `methods` and their keys). */
+async function readRegistered(session: RegistrySession, service: string): Promise<URL[]> {
+  const subscription = new URL({
+    protocol: 'consumer',
+    host: '0.0.0.0',
+    path: service,
+    parameters: { interface: service, category: 'providers,consumers', side: 'consumer', group: '*', version: '*', enabled: '*', check: 'false' },
+  });
+  return session.call(`reading the providers and consumers of ${service}`, async () => {
+    const seen = new Map<string, readonly URL[]>();
+    let done: () => void = () => undefined;
+    const both = new Promise<void>((resolve) => (done = resolve));
+    const listener: NotifyListener = (category: RegistryCategory, urls) => {
+      if (category !== 'providers' && category !== 'consumers') return;
+      seen.set(category, urls);
+      if (seen.size === 2) done();
+    };
+    await session.registry.subscribe(subscription, listener);
+    try {
+      await both;
+      return [...seen.values()].flat().filter((u) => u.protocol !== 'empty');
+    } finally {
+      await session.registry.unsubscribe(subscription, listener).catch(() => undefined);
+    }
+  });
+}
+
+/** The closest of `candidates` to `name` (bounded edit distance), if any is close. */
+function closest(name: string, candidates: Iterable<string>): string | undefined {
+  const max = name.length <= 4 ? 1 : name.length <= 8 ? 2 : 3;
+  let best: string | undefined;
+  let bestDistance = max + 1;
+  for (const candidate of candidates) {
+    const distance = boundedEditDistance(name, candidate, max);
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+/**
+ * What the registry's providers and consumers say about a rule: its service must be one they serve or use, its
+ * method-level keys must name their methods, its keys must be read by Weft, a first-party package, a plugin the
+ * CLI sees, or be set on their URLs (an application's own keys). Nothing is judged when nothing is registered.
+ */
+async function registryProblems(session: RegistrySession, service: string, values: ReadonlyMap<string, string>): Promise<string[]> {
+  const services = await session.call('listing the services', () => session.registry.listServices());
+  const registered = await readRegistered(session, service);
+  if (registered.length === 0) {
+    if (services === undefined || services.length === 0 || services.includes(service)) return [];
+    const near = closest(service, services);
+    return [
+      `unknown service ${service}: nothing is registered for it at ${session.address}` +
+        (near !== undefined ? `; did you mean ${near}?` : ` (services: ${[...services].sort().slice(0, 20).join(', ')})`),
+    ];
+  }
+  const methods = [...new Set(registered.flatMap((u) => splitCommaList(u.getParameter('methods') ?? '')))].filter((m) => m !== '').sort();
+  const own = [...new Set(registered.flatMap((u) => [...u.parameters.keys()]))];
+  const keys = ParameterRegistry.fromIndex(session.index, { declare: own, firstParty: 'all' });
+  const where = `override rule for ${service}`;
+  const problems: string[] = [];
+  const rest: string[] = [];
+  for (const key of values.keys()) {
+    const dot = key.indexOf('.');
+    const method = dot > 0 ? key.slice(0, dot) : '';
+    const methodKey = key.slice(dot + 1);
+    if (dot > 0 && methods.length > 0 && !methods.includes(method) && !keys.has(key) && /^[A-Za-z_$][\w$]*$/.test(method) && keys.isMethodKey(methodKey)) {
+      const near = closest(method, methods);
+      problems.push(
+        `\`${key}\`: unknown method ${method} of ${service} (methods: ${methods.join(', ')})` + (near !== undefined ? `; did you mean \`${near}.${methodKey}\`?` : ''),
+      );
+    } else {
+      rest.push(key);
+    }
+  }
+  problems.push(...keys.check(rest, methods, where));
+  return problems;
+}
+
 /** Reads the current override rules of a service: subscribes to its configurators and takes the first notification. */
 async function readRules(session: RegistrySession, service: string): Promise<URL[]> {
   const subscription = new URL({
@@ -205,6 +287,10 @@ async function set(args: ParsedArgs, ctx: CommandContext, pairs: readonly string
   if (early.length > 0) throw new CliFailure(`rejected, nothing written: ${early.join('; ')}`);
   const session = await RegistrySession.open(url, integerFlag(args, 'timeout', DEFAULT_TIMEOUT));
   try {
+    if (!booleanFlag(args, 'force')) {
+      const unknown = await registryProblems(session, service, values);
+      if (unknown.length > 0) throw new CliFailure(`rejected, nothing written (--force writes it anyway): ${unknown.join('; ')}`);
+    }
     const problems = await validateRule(session, requested, service);
     if (problems.length > 0) throw new CliFailure(`rejected, nothing written: ${problems.join('; ')}`);
     const existing = (await readRules(session, service)).filter((r) => sameIdentity(r, id));
@@ -377,6 +463,11 @@ that identity (creating it), rm <key>... removes keys from it (the whole rule wh
 removes every rule matching the identity flags given (omitted flags match any), list shows the rules matching
 the identity flags given.
 
+Checked against the registry before it is written: when providers or consumers of the service are registered,
+set refuses a service nothing is registered for (suggesting the closest registered one), a <method>.<key> naming
+a method they do not have, and a key that neither Weft, a first-party package, nor their own URLs use ("tsp:
+unknown parameter …; did you mean tps?"). --force writes it anyway.
+
 Validated before it is written: numeric keys (timeout, retries, tps, tps.interval, executes, actives, weight,
 warmup, forks — also at method level) must be numbers, and every ConfigValidator the rule activates in group
 consumer runs on it (with @weft/mock: mock expressions must parse). A rejected rule is not written. After
@@ -392,6 +483,7 @@ own dependencies; check=true, timeout=<--timeout> and file-cache=false are added
     { name: 'version', kind: 'string', value: '<version>', description: 'Only the service version <version>.' },
     { name: 'application', kind: 'string', value: '<app>', description: 'Only the application <app>.' },
     { name: 'all', kind: 'boolean', description: 'rm: remove whole rules.' },
+    { name: 'force', kind: 'boolean', description: 'set: write even when the registry knows no such service, method or key.' },
     { name: 'timeout', kind: 'string', value: '<ms>', description: `How long each registry operation may take. Default: ${DEFAULT_TIMEOUT}.` },
     JSON_OPTION,
     HELP_OPTION,
@@ -406,7 +498,7 @@ own dependencies; check=true, timeout=<--timeout> and file-cache=false are added
   ],
   exitCodes: [
     '0  written / listed / removed (and read back)',
-    '1  rejected by validation (nothing written), the registry cannot be reached or did not keep the change, nothing to remove',
+    '1  rejected by validation or by what the registry knows (nothing written; --force skips the latter), the registry cannot be reached or did not keep the change, nothing to remove',
     '2  usage error: missing --registry/--service, unparsable registry URL, a name that is not a service interface, key=value malformed',
   ],
   run,

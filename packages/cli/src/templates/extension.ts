@@ -178,7 +178,7 @@ implementations are listed in JSON manifests that tools read without importing c
     tsconfig(),
     vitestConfig(),
     gitignore(),
-    manifest(o.pointId, { [o.name]: { module: `./dist/${implFile}.js`, export: impl, description: `The default ${o.pointId}: answers "<prefix>: <input>".` } }),
+    manifest(o.pointId, { [o.name]: { module: `./dist/${implFile}.js`, export: impl, description: `The default ${o.pointId}: answers "<prefix>: <input>".`, keys: ['prefix'] } }),
     { path: `src/${pointFile}.ts`, text: pointSource },
     { path: `src/${implFile}.ts`, text: implSource },
     { path: 'src/index.ts', text: index },

@@ -224,6 +224,7 @@ Here the manifest carries the name, the module and the activation metadata, so \
         export: cls,
         description: o.description,
         activate: { group: [...o.groups], value: [key], order: o.order },
+        keys: [{ key, method: true }],
       },
     }),
     { path: `src/${file}.ts`, text: source },

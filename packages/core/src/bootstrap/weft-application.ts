@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { networkInterfaces } from 'node:os';
 
-import type { Logger } from '../common/logger.js';
+import { safeLog, type Logger } from '../common/logger.js';
 import { Cluster } from '../cluster/cluster.js';
 import type { Directory } from '../cluster/directory.js';
 import { ConfigValidator } from '../config/config-validator.js';
+import { ParameterRegistry } from '../config/parameter-registry.js';
 import { LoadBalance } from '../cluster/load-balance.js';
 import { StaticDirectory } from '../cluster/static-directory.js';
 import type { ApplicationModel } from '../extension/application-model.js';
@@ -41,6 +42,23 @@ export interface WeftApplicationOptions {
    * referred in-process (`injvm`) or by `url`.
    */
   readonly registry?: string;
+  /**
+   * Strict mode: an unknown URL key (a typo such as `tsp`, a key of a plugin that is not installed) is an
+   * `ExtensionError` (`ERR_SPI_UNKNOWN_PARAMETER`) at start, export, refer and override time instead of a
+   * warning, and an override rule with an unknown key is refused as a whole. @defaultValue false
+   */
+  readonly strict?: boolean;
+  /** The application's own URL keys. */
+  readonly parameters?: ApplicationParameterOptions;
+}
+
+/** The application's own URL keys, in {@link WeftApplicationOptions.parameters}. */
+export interface ApplicationParameterOptions {
+  /**
+   * Keys the application reads itself (from `invoker.getUrl()`, attachments…), never reported as unknown; each
+   * may also be set per method (`<method>.<key>`). Keys starting with `x-` never need declaring.
+   */
+  readonly declare?: readonly string[];
 }
 
 /** URL parameters common to exports and references. */
@@ -163,6 +181,10 @@ export class WeftApplication {
     private readonly ownsFramework: boolean,
     /** The registry, when the application was started with one. */
     readonly registry: Registry | undefined,
+    /** The URL keys this application knows (Weft's, its extensions', its own). */
+    readonly parameterKeys: ParameterRegistry,
+    /** Whether unknown URL keys are errors ({@link WeftApplicationOptions.strict}). */
+    readonly strict: boolean,
   ) {}
 
   /** Creates the application, loads the core extension points and connects to the registry, if any. */
@@ -171,6 +193,8 @@ export class WeftApplication {
     const name = options.name ?? 'weft-application';
     const model = framework.newApplication(name);
     let registry: Registry | undefined;
+    const strict = options.strict === true;
+    const keys = ParameterRegistry.fromIndex(model.index, { declare: options.parameters?.declare ?? [] });
     try {
       await model.loadExtensions(Protocol, Filter, Cluster, LoadBalance, ConfigValidator, RegistryFactory);
       if (options.registry !== undefined) {
@@ -182,6 +206,7 @@ export class WeftApplication {
             cause: error,
           });
         }
+        reportUnknownKeys(keys, strict, model.logger, registryUrl.parameters.keys(), [], `start(): registry=${options.registry}`);
         const factories = model.getExtensionLoader(RegistryFactory);
         if (!factories.hasExtension(registryUrl.protocol)) {
           throw new ExtensionError(
@@ -198,7 +223,7 @@ export class WeftApplication {
       await (options.framework === undefined ? framework.destroy() : model.destroy());
       throw error;
     }
-    return new WeftApplication(model, options.framework === undefined, registry);
+    return new WeftApplication(model, options.framework === undefined, registry, keys, strict);
   }
 
   /** The application name. */
@@ -233,6 +258,7 @@ export class WeftApplication {
       // Dubbo's rule: token=true (or default) means a random token per export, learnt by consumers from the provider URL.
       url = url.addParameter('token', randomUUID());
     }
+    this.checkKeys(url.parameters.keys(), service, where);
     this.validate(url, where, 'service.filter', service, 'provider');
     const exporter = await protocol.export(new ServiceInvoker(service, implementation, url));
     this.exporters.push(exporter);
@@ -285,6 +311,7 @@ export class WeftApplication {
         mock: options.mock,
       }),
     });
+    this.checkKeys(consumerUrl.parameters.keys(), service, where);
     this.validate(consumerUrl, where, 'reference.filter', service, 'consumer');
     const clusters = this.model.getExtensionLoader(Cluster);
     this.requireExtension(clusters, consumerUrl.getParameter('cluster', clusters.getDefaultExtensionName() ?? 'failover'), where, 'cluster');
@@ -324,6 +351,7 @@ export class WeftApplication {
       protocols: this.model.getExtensionLoader(Protocol),
       logger: this.model.logger,
       validate: (url, where) => this.validate(url, where, 'reference.filter', service, 'consumer'),
+      checkKeys: (keys, where) => this.checkKeys(keys, service, where),
       statuses: this.model.getService(RpcStatusRegistry),
     });
     const registeredConsumer = consumerUrl.addParameters({ category: 'consumers', check: 'false' });
@@ -393,6 +421,11 @@ export class WeftApplication {
       }
       url = value === null ? url.removeParameter(key) : url.addParameter(key, value);
     }
+    this.checkKeys(
+      Object.keys(parameters).filter((key) => parameters[key] !== null),
+      directory.service,
+      where,
+    );
     this.validate(url, where, 'reference.filter', directory.service, 'consumer');
     directory.configure(url);
     return url;
@@ -475,6 +508,15 @@ export class WeftApplication {
     return out;
   }
 
+  /**
+   * Reports URL keys nobody reads (warnings; errors in strict mode), naming the key, where it came from and the
+   * closest known keys. Runs at export, refer and override time, never per call.
+   * @throws `ERR_SPI_UNKNOWN_PARAMETER` in strict mode.
+   */
+  private checkKeys(keys: Iterable<string>, service: ServiceDefinition, where: string): void {
+    reportUnknownKeys(this.parameterKeys, this.strict, this.model.logger, keys, service.methodNames, where);
+  }
+
   /** Checks typed keys and extension names at export/refer time, naming the offending key. */
   private validate(url: URL, where: string, filterKey: string, service: ServiceDefinition, side: 'provider' | 'consumer'): void {
     const numeric = ['timeout', 'retries', 'weight', 'warmup', 'forks', 'tps', 'tps.interval', 'executes', 'actives'];
@@ -546,10 +588,32 @@ export class WeftApplication {
         if (parsed.protocol === '') {
           throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `${where}: url=${text} has no protocol (e.g. tri://127.0.0.1:50051).`);
         }
+        this.checkKeys(parsed.parameters.keys(), service, `${where}: url=${text}`);
         const withPath = parsed.path === '' ? parsed.withPath(service.name) : parsed;
         return withPath.addParameters(new Map(consumerParams)).addParameter('side', 'consumer');
       });
   }
+}
+
+/** Warns about (or, strict, throws for) the unknown keys among `keys`. */
+function reportUnknownKeys(
+  registry: ParameterRegistry,
+  strict: boolean,
+  logger: Logger,
+  keys: Iterable<string>,
+  methods: readonly string[],
+  where: string,
+): void {
+  const problems = registry.check(keys, methods, where);
+  if (problems.length === 0) return;
+  if (strict) {
+    throw new ExtensionError(
+      ExtensionErrorCode.UNKNOWN_PARAMETER,
+      `${problems.join('; ')} (strict mode: unknown parameters are errors; fix the key, install the package that reads it, ` +
+        'or mark your own keys with the x- prefix or parameters.declare)',
+    );
+  }
+  for (const problem of problems) safeLog(logger, 'warn', problem);
 }
 
 function joinList(list: string | readonly string[] | undefined): string | undefined {

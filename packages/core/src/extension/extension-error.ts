@@ -45,6 +45,8 @@ export const ExtensionErrorCode = {
   INVALID_URL: 'ERR_SPI_INVALID_URL',
   /** A URL parameter has a value of the wrong type (e.g. `timeout=abc` where a number is expected). */
   INVALID_PARAMETER: 'ERR_SPI_INVALID_PARAMETER',
+  /** Strict mode: a URL key that neither Weft, an installed extension nor the application reads. */
+  UNKNOWN_PARAMETER: 'ERR_SPI_UNKNOWN_PARAMETER',
 } as const;
 
 /** One of the {@link ExtensionErrorCode} values. */

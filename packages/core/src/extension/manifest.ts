@@ -27,6 +27,20 @@ export interface ManifestEntry {
   readonly activate: ActivateMetadata | undefined;
   /** Wrapper metadata (wrappers only). */
   readonly wrapper: WrapperMetadata | undefined;
+  /** The URL keys the extension reads (`"keys"`), for unknown-key warnings; empty when not declared. */
+  readonly keys: readonly DeclaredKey[];
+}
+
+/**
+ * A URL key an extension declares it reads, from a manifest's `"keys"` list.
+ *
+ * @remarks `"tps.limiter"` declares a service-level key; `{ "key": "tps", "method": true }` one that may also be
+ * set per method as `<method>.tps`.
+ */
+export interface DeclaredKey {
+  readonly key: string;
+  /** Whether `<method>.<key>` is read too. */
+  readonly method: boolean;
 }
 
 /** Result of validating one manifest file: its entries, or every problem found (JSON-pointer located). */
@@ -35,7 +49,10 @@ export interface ManifestParseResult {
   readonly problems: readonly string[];
 }
 
-const ENTRY_KEYS = new Set(['module', 'export', 'description', 'activate', 'wrapper', 'adaptive']);
+const ENTRY_KEYS = new Set(['module', 'export', 'description', 'activate', 'wrapper', 'adaptive', 'keys']);
+const DECLARED_KEY_KEYS = new Set(['key', 'method']);
+/** A URL key: letters, digits, `_`, `-`, `.`-separated segments, at most 128 characters. */
+const URL_KEY = /^(?=.{1,128}$)[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*$/;
 const ACTIVATE_KEYS = new Set(['group', 'value', 'order', 'before', 'after']);
 const WRAPPER_KEYS = new Set(['order', 'matches', 'mismatches']);
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -146,6 +163,7 @@ function parseEntry(name: string, value: unknown, at: string, problems: string[]
     checkOrder(wrapperRaw['order'], `${at}/wrapper/order`, problems);
     if (problems.length === before) wrapper = normalizeWrapper(wrapperRaw as object, `${at}/wrapper`);
   }
+  const keys = parseKeys(value['keys'], `${at}/keys`, problems);
   if (problems.length > before) return undefined;
   return Object.freeze({
     name,
@@ -155,7 +173,34 @@ function parseEntry(name: string, value: unknown, at: string, problems: string[]
     description: description as string | undefined,
     activate,
     wrapper,
+    keys,
   });
+}
+
+function parseKeys(value: unknown, at: string, problems: string[]): readonly DeclaredKey[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) {
+    problems.push(`${at}: must be an array of URL keys ("tps.limiter") or {"key": "tps", "method": true} objects`);
+    return [];
+  }
+  const keys: DeclaredKey[] = [];
+  value.forEach((item: unknown, i) => {
+    const here = `${at}/${i}`;
+    let key: unknown = item;
+    let method: unknown = false;
+    if (isPlainObject(item)) {
+      checkKeys(item, DECLARED_KEY_KEYS, here, problems);
+      key = item['key'];
+      method = item['method'] ?? false;
+      if (typeof method !== 'boolean') problems.push(`${here}/method: must be true or false`);
+    }
+    if (typeof key !== 'string' || !URL_KEY.test(key)) {
+      problems.push(`${here}: ${typeof key === 'string' ? `"${key}" is not a URL key` : 'must be a URL key'} (letters, digits, "_", "-", dot-separated, up to 128 characters)`);
+      return;
+    }
+    keys.push(Object.freeze({ key, method: method === true }));
+  });
+  return Object.freeze(keys);
 }
 
 /** Why a manifest module path is unsafe or malformed, or `undefined`. @internal */

@@ -28,6 +28,11 @@ export interface RegistryDirectoryOptions {
   readonly logger: Logger;
   /** Validates an effective consumer URL (numeric keys, extension names, `ConfigValidator`s); throws to refuse it. */
   readonly validate: (url: URL, where: string) => void;
+  /**
+   * Reports the unknown URL keys an override rule sets (a warning, or a throw in strict mode: the rules are then
+   * refused). @defaultValue no check
+   */
+  readonly checkKeys?: (keys: Iterable<string>, where: string) => void;
   /** When given, the counters of invokers the directory destroys are released (bounded memory). */
   readonly statuses?: RpcStatusRegistry;
 }
@@ -77,6 +82,8 @@ export class RegistryDirectory extends Directory {
   private updates: Promise<void> = Promise.resolve();
   private destroyed = false;
   private warnedRouters = false;
+  /** The rules whose keys were checked (warned once each, not on every notification). */
+  private checkedRules: ReadonlySet<string> = new Set();
   private firstProviders: (() => void) | undefined;
   private readonly providersSeen: Promise<void>;
   private readonly listener: NotifyListener;
@@ -160,6 +167,7 @@ export class RegistryDirectory extends Directory {
         if (next === undefined) return;
         const state = this.compute(this.base, next);
         try {
+          this.checkRuleKeys(next);
           this.options.validate(state.directoryUrl, `override rule for ${this.service.name} from ${this.options.registry.getUrl().toIdentityString()}`);
         } catch (error) {
           safeLog(
@@ -171,6 +179,7 @@ export class RegistryDirectory extends Directory {
           return;
         }
         this.configurators = next;
+        this.checkedRules = new Set(next.map((c) => c.url.toString()));
         await this.refresh();
       } else if (category === RegistryCategory.ROUTERS) {
         if (!this.warnedRouters && urls.some((u) => u.protocol !== 'empty')) {
@@ -180,6 +189,27 @@ export class RegistryDirectory extends Directory {
       }
     } catch (error) {
       safeLog(this.options.logger, 'error', `applying a ${category} notification for ${this.service.name} failed`, error);
+    }
+  }
+
+  /**
+   * Reports the unknown keys of the rules that apply to this consumer or its providers and were not checked before
+   * (a rule for another application, group or side is not this consumer's business; YAML config-centre rules are
+   * named as such).
+   */
+  private checkRuleKeys(rules: readonly Configurator[]): void {
+    const check = this.options.checkKeys;
+    if (check === undefined) return;
+    const from = this.options.registry.getUrl().toIdentityString();
+    const base = this.base;
+    const merged = this.providerUrls.map((p) => mergeProviderUrl(p, base));
+    for (const rule of rules) {
+      if (this.checkedRules.has(rule.url.toString())) continue;
+      const applies = rule.configure(base, base.host) !== base || merged.some((url) => rule.configure(url, base.host) !== url);
+      if (!applies) continue;
+      const category = rule.url.getParameter('category') ?? '';
+      const kind = category.endsWith('dynamicconfigurators') ? 'config-centre rule' : 'override rule';
+      check(rule.appliedParameters.keys(), `${kind} for ${this.service.name} at ${rule.url.getAddress()} from ${from}`);
     }
   }
 

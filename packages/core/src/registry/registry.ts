@@ -43,6 +43,13 @@ export abstract class Registry {
   abstract unsubscribe(url: URL, listener: NotifyListener): Promise<void>;
   /** The entries last seen for a subscription URL (all its categories). */
   abstract lookup(url: URL): readonly URL[];
+  /**
+   * The service interfaces the registry holds entries for, for tools (`weft override set` suggests the closest
+   * one for a misspelt service); `undefined` when this registry cannot list them.
+   */
+  listServices(): Promise<readonly string[] | undefined> {
+    return Promise.resolve(undefined);
+  }
   /** Unregisters dynamic URLs, stops watching and disconnects. */
   abstract destroy(): Promise<void>;
 }

@@ -40,7 +40,7 @@ export {
   type ManifestIndex,
   type ManifestRecord,
 } from '../extension/discovery.js';
-export { parseManifest, type ManifestEntry, type ManifestEntryKind, type ManifestParseResult } from '../extension/manifest.js';
+export { parseManifest, type DeclaredKey, type ManifestEntry, type ManifestEntryKind, type ManifestParseResult } from '../extension/manifest.js';
 export { explainActivation, isConfigNotEmpty, selectActivated, type ActivateCandidate, type ActivateUrl, type ActivationReason, type ActivationVerdict } from '../extension/activate.js';
 export { EXTENSION_NAME_PATTERN, EXTENSION_POINT_ID_PATTERN, RESERVED_NAMES, splitCommaList } from '../extension/names.js';
 export { ExtensionLoader, type AddExtensionOptions, type ExtensionSource } from '../extension/extension-loader.js';
@@ -74,6 +74,9 @@ export { ServiceInvoker } from '../protocol/service-invoker.js';
 export { buildFilterChain } from '../filter/filter-chain.js';
 export { createServiceProxy, type CallGate, type CallOptions } from '../service/service-proxy.js';
 export { ConfigValidator } from '../config/config-validator.js';
+export { ParameterRegistry, type ParameterRegistryOptions } from '../config/parameter-registry.js';
+export { boundedEditDistance } from '../config/edit-distance.js';
+export { CUSTOM_KEY_PREFIX, KNOWN_PARAMETERS, type KnownParameter } from '../config/known-parameters.js';
 export { safeLog } from '../common/logger.js';
 export { DeadlineWheel, type DeadlineEntry } from '../protocol/deadline-wheel.js';
 export { RpcContext } from '../rpc/rpc-context.js';

@@ -1,0 +1,131 @@
+/**
+ * A URL key a first-party Weft package reads: the catalogue behind "`tps` is read by `@weft/filter-tpslimit`,
+ * which is not installed".
+ */
+export interface KnownParameter {
+  /** The URL key (`tps.interval`). */
+  readonly key: string;
+  /** The packages that read it (the first is named in hints). */
+  readonly packages: readonly string[];
+  /** Whether it may also be set per method as `<method>.<key>`. */
+  readonly method: boolean;
+}
+
+const CORE = '@weft/core';
+const CLUSTER = '@weft/cluster';
+const TRIPLE = '@weft/protocol-triple';
+const ZOOKEEPER = '@weft/registry-zookeeper';
+const EMBEDDED = '@weft/registry-embedded';
+
+/** `[key, packages, method-level]` rows, in the order of `docs/reference/parameters.md`. */
+const ROWS: readonly (readonly [string, string | readonly string[], boolean?])[] = [
+  // Service identity — set and read by Weft itself.
+  ['interface', CORE],
+  ['group', [CORE, EMBEDDED, ZOOKEEPER]],
+  ['version', CORE],
+  ['application', CORE],
+  ['methods', CORE],
+  ['side', CORE],
+  ['timestamp', [CORE, CLUSTER]],
+  ['category', CORE],
+  ['anyhost', CORE],
+  // Calls (consumer)
+  ['timeout', [CORE, CLUSTER, '@weft/filter-activelimit', '@weft/filter-timeout', TRIPLE, ZOOKEEPER], true],
+  ['retries', CLUSTER, true],
+  ['cluster', CORE],
+  ['loadbalance', CLUSTER, true],
+  ['sticky', CLUSTER, true],
+  ['cluster.availablecheck', CLUSTER],
+  ['reselect.count', CLUSTER],
+  ['forks', CLUSTER],
+  ['failbacktasks', CLUSTER],
+  ['failback.interval', CLUSTER],
+  ['broadcast.fail.percent', CLUSTER],
+  ['weight', CLUSTER, true],
+  ['warmup', CLUSTER],
+  ['hash.nodes', CLUSTER, true],
+  ['hash.arguments', CLUSTER, true],
+  ['shortestResponseSlidePeriod', CLUSTER],
+  ['mock', '@weft/mock', true],
+  ['reference.filter', CORE],
+  ['copy', CORE],
+  ['serialization', [CORE, TRIPLE]],
+  ['protocol', CORE],
+  ['check', [CORE, EMBEDDED, ZOOKEEPER]],
+  ['actives', '@weft/filter-activelimit', true],
+  ['enable-timeout-countdown', '@weft/filter-context'],
+  ['remote.application', [CORE, '@weft/filter-context']],
+  ['_TO', '@weft/filter-context'],
+  ['classifier', CORE],
+  // Provider
+  ['service.filter', CORE],
+  ['token', [CORE, TRIPLE, '@weft/filter-token']],
+  ['tps', '@weft/filter-tpslimit', true],
+  ['tps.interval', '@weft/filter-tpslimit', true],
+  ['tps.limiter', '@weft/filter-tpslimit'],
+  ['executes', '@weft/filter-executelimit', true],
+  ['accesslog', '@weft/filter-accesslog', true],
+  ['accesslog.format', '@weft/filter-accesslog'],
+  ['accesslog.buffer.size', '@weft/filter-accesslog'],
+  ['accesslog.flush.interval', '@weft/filter-accesslog'],
+  ['accesslog.max.pending', '@weft/filter-accesslog'],
+  // Triple
+  ['payload', TRIPLE],
+  ['max-concurrent-streams', TRIPLE],
+  ['max-header-list-size', TRIPLE],
+  ['resolve-fallback-to-default', TRIPLE],
+  ['shutdown-timeout', TRIPLE],
+  ['sniff-timeout', TRIPLE],
+  ['connections', TRIPLE],
+  ['lazy', TRIPLE],
+  ['connect-timeout', TRIPLE],
+  ['reconnect-backoff', TRIPLE],
+  ['reconnect-max-backoff', TRIPLE],
+  ['heartbeat', TRIPLE],
+  // Registries and override rules
+  ['dynamic', [CORE, EMBEDDED, ZOOKEEPER]],
+  ['enabled', CORE],
+  ['disabled', CORE],
+  ['priority', CORE],
+  ['configVersion', CORE],
+  ['providerAddresses', CORE],
+  ['file', [CORE, EMBEDDED, ZOOKEEPER]],
+  ['file-cache', [CORE, EMBEDDED, ZOOKEEPER]],
+  ['retry.period', [CORE, EMBEDDED, ZOOKEEPER]],
+  ['enable-empty-protection', [CORE, EMBEDDED, ZOOKEEPER]],
+  ['poll.interval', EMBEDDED],
+  ['session', ZOOKEEPER],
+  ['backup', ZOOKEEPER],
+  ['config-center', ZOOKEEPER],
+  ['config.namespace', ZOOKEEPER],
+  ['config.group', ZOOKEEPER],
+];
+
+/**
+ * Every URL key a first-party package reads, and which package reads it.
+ *
+ * @remarks
+ * The same list as `docs/reference/parameters.md`; a test keeps the two, and every first-party package's
+ * manifest `"keys"`, in step. `@weft/core`'s keys are always known; the others become known when their package is
+ * installed (its manifest declares them), and until then an unknown-key warning says which package reads the key.
+ * Third-party extensions declare their keys in their manifests instead.
+ *
+ * @example
+ * ```ts
+ * KNOWN_PARAMETERS.get('tps'); // { key: 'tps', packages: ['@weft/filter-tpslimit'], method: true }
+ * ```
+ */
+export const KNOWN_PARAMETERS: ReadonlyMap<string, KnownParameter> = new Map(
+  ROWS.map(([key, packages, method]) => [
+    key,
+    Object.freeze({ key, packages: Object.freeze(typeof packages === 'string' ? [packages] : [...packages]), method: method === true }),
+  ]),
+);
+
+/**
+ * The prefix of an application's own URL keys: `x-audit-level` (and `sayHello.x-audit-level`) are never reported.
+ *
+ * @remarks A method name cannot contain `-`, so an `x-` key is never mistaken for `<method>.<key>`, and no Weft or
+ * Dubbo key starts with it.
+ */
+export const CUSTOM_KEY_PREFIX = 'x-';
