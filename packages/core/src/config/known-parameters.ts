@@ -47,6 +47,7 @@ const ROWS: readonly (readonly [string, string | readonly string[], boolean?])[]
   ['hash.arguments', CLUSTER, true],
   ['shortestResponseSlidePeriod', CLUSTER],
   ['mock', '@weft/mock', true],
+  ['mock.log.interval', '@weft/mock'],
   ['reference.filter', CORE],
   ['copy', CORE],
   ['serialization', [CORE, TRIPLE]],
