@@ -186,8 +186,7 @@ export class WeftApplication {
         if (!factories.hasExtension(registryUrl.protocol)) {
           throw new ExtensionError(
             ExtensionErrorCode.INVALID_PARAMETER,
-            `start(): registry=${options.registry} needs a "${registryUrl.protocol}" registry (available: ${factories.getSupportedExtensions().join(', ') || 'none'}). ` +
-              `Install @weft/registry-${registryUrl.protocol}.`,
+            `start(): registry=${options.registry} needs a "${registryUrl.protocol}" registry. ${factories.describeMissing(registryUrl.protocol)}`,
           );
         }
         registry = factories.getExtension(registryUrl.protocol).getRegistry(registryUrl.addParameterIfAbsent('application', name));
@@ -510,16 +509,11 @@ export class WeftApplication {
     }
   }
 
-  private requireExtension(loader: { hasExtension(n: string): boolean; getSupportedExtensions(): readonly string[]; point: { id: string } }, name: string, where: string, key: string): void {
+  private requireExtension(loader: { hasExtension(n: string): boolean; describeMissing(n: string): string; point: { id: string } }, name: string, where: string, key: string): void {
     if (loader.hasExtension(name)) return;
-    const available = loader.getSupportedExtensions();
-    const hint =
-      loader.point.id === 'weft.rpc.Cluster' || loader.point.id === 'weft.rpc.LoadBalance'
-        ? ' Cluster strategies and load balancers come with @weft/cluster: npm install @weft/cluster.'
-        : ` If it comes from a plugin, install that package so its META-INF/weft/${loader.point.id}.json manifest is found.`;
     throw new ExtensionError(
       ExtensionErrorCode.INVALID_PARAMETER,
-      `${where}: ${key}=${name} names no ${loader.point.id} extension (available: ${available.join(', ') || 'none'}).${hint}`,
+      `${where}: ${key}=${name} names no ${loader.point.id} extension. ${loader.describeMissing(name)}`,
     );
   }
 

@@ -43,11 +43,12 @@ export {
 export { parseManifest, type ManifestEntry, type ManifestEntryKind, type ManifestParseResult } from '../extension/manifest.js';
 export { explainActivation, isConfigNotEmpty, selectActivated, type ActivateCandidate, type ActivateUrl, type ActivationReason, type ActivationVerdict } from '../extension/activate.js';
 export { EXTENSION_NAME_PATTERN, EXTENSION_POINT_ID_PATTERN, RESERVED_NAMES, splitCommaList } from '../extension/names.js';
-export { ExtensionLoader, type AddExtensionOptions, type ExtensionSource } from '../extension/extension-loader.js';
+export { ExtensionLoader, type AddExtensionOptions, type ExtensionSource, type ReplaceExtensionOptions } from '../extension/extension-loader.js';
 export { ApplicationModel } from '../extension/application-model.js';
 export { FrameworkModel } from '../extension/framework-model.js';
 export { ScopeModel } from '../extension/scope-model.js';
 export { ExtensionError, ExtensionErrorCode } from '../extension/extension-error.js';
+export { KNOWN_EXTENSION_POINTS, KNOWN_EXTENSIONS, type KnownExtension, type KnownExtensionPoint } from '../extension/known-extensions.js';
 export { Logger } from '../common/logger.js';
 export { URL } from '../rpc/url.js';
 export { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
