@@ -8,7 +8,7 @@ import 'reflect-metadata';
 
 export { ApplicationModel } from './extension/application-model.js';
 export { FrameworkModel, type FrameworkOptions } from './extension/framework-model.js';
-export { ScopeModel } from './extension/scope-model.js';
+export { DEFAULT_IMPORT_TIMEOUT, ScopeModel } from './extension/scope-model.js';
 export { ExtensionLoader, type AddExtensionOptions, type ExtensionSource, type LoaderHost, type ReplaceExtensionOptions } from './extension/extension-loader.js';
 export { ExtensionError, ExtensionErrorCode } from './extension/extension-error.js';
 export { ConsoleLogger, Logger } from './common/logger.js';

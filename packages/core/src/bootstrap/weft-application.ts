@@ -35,6 +35,8 @@ export interface WeftApplicationOptions {
   readonly logger?: Logger;
   /** Use an existing framework instead of creating one (several applications in one framework). */
   readonly framework?: FrameworkModel;
+  /** How long loading waits for one extension module to import, in ms (ignored with `framework`). @defaultValue 10000 */
+  readonly importTimeout?: number;
   /**
    * The registry providers register with and consumers discover from, as a URL: `embedded://` (the default
    * registry of `@weft/registry-embedded`, no server), `zookeeper://127.0.0.1:2181`… Without one, services are
@@ -167,7 +169,7 @@ export class WeftApplication {
 
   /** Creates the application, loads the core extension points and connects to the registry, if any. */
   static async start(options: WeftApplicationOptions): Promise<WeftApplication> {
-    const framework = options.framework ?? FrameworkModel.create({ root: options.root, logger: options.logger });
+    const framework = options.framework ?? FrameworkModel.create({ root: options.root, logger: options.logger, importTimeout: options.importTimeout });
     const name = options.name ?? 'weft-application';
     const model = framework.newApplication(name);
     let registry: Registry | undefined;

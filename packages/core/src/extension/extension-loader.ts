@@ -35,6 +35,8 @@ export interface LoaderHost {
   readonly injector: Injector;
   /** The resolution stack shared by a scope chain, for cycle detection. */
   readonly resolutionStack: string[];
+  /** How long one extension module may take to import, in ms. */
+  readonly importTimeout: number;
   manifestRecords(pointId: string): readonly ManifestRecord[];
   /** Problems of one point's manifests, or (with `undefined`) those that belong to no point, such as missing dependencies. */
   discoveryProblems(pointId: string | undefined): readonly DiscoveryProblem[];
@@ -201,6 +203,17 @@ export class ExtensionLoader<T> {
     this.invalidate();
     this.loaded = true;
     problems.push(...(await this.dependencyProblems(loadedClasses)));
+    const duplicateCore = this.host.discoveryProblems(undefined).find((p) => p.error.code === ExtensionErrorCode.DUPLICATE_CORE);
+    const foreign = problems.filter((p) => p.code === ExtensionErrorCode.NOT_SUBCLASS);
+    if (duplicateCore !== undefined && foreign.length > 0) {
+      // One cause, said once: not a cascade of "does not extend" errors, one per extension of the other copy.
+      throw new ExtensionError(
+        ExtensionErrorCode.DUPLICATE_CORE,
+        `${duplicateCore.message} Loading ${this.point.id} in ${this.host.description} failed because of it ` +
+          `(${foreign.length} extension${foreign.length === 1 ? '' : 's'} extend the other copy's ${this.point.className}).`,
+        { cause: problems },
+      );
+    }
     if (problems.length > 0) {
       const first = problems[0] as ExtensionError;
       throw new ExtensionError(
@@ -256,7 +269,16 @@ export class ExtensionLoader<T> {
     const file = join(pkg.dir, entry.module);
     let mod: Record<string, unknown>;
     try {
-      mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+      const imported = await importWithin(pathToFileURL(file).href, this.host.importTimeout);
+      if (imported === TIMED_OUT) {
+        return new ExtensionError(
+          ExtensionErrorCode.LOAD_TIMEOUT,
+          `Cannot load extension "${entry.name}" of ${this.point.id} from ${describeRecord(record)}: importing ${file} did not ` +
+            `finish within ${this.host.importTimeout} ms (a top-level await in the module, or in a module it imports, never ` +
+            `settles). Fix the module, or raise the limit with FrameworkModel.create({ importTimeout }) / WeftApplication.start({ importTimeout }).`,
+        );
+      }
+      mod = imported;
     } catch (error) {
       return new ExtensionError(
         ExtensionErrorCode.LOAD_FAILED,
@@ -763,12 +785,27 @@ export class ExtensionLoader<T> {
       parts.push(`It was declared but failed to load: ${failure.message}`);
     } else {
       parts.push(this.describeMissing(name));
-      const missing = this.host.discoveryProblems(undefined).map((p) => p.message);
+      const missing = this.host.discoveryProblems(undefined).map((p) => p.message.replace(/\.$/, ''));
       if (missing.length > 0) {
         parts.push(`Discovery also reported: ${missing.slice(0, 3).join('; ')}${missing.length > 3 ? `; and ${missing.length - 3} more` : ''}.`);
       }
     }
     return new ExtensionError(ExtensionErrorCode.NOT_FOUND, parts.join(' '), failure !== undefined ? { cause: failure } : undefined);
+  }
+}
+
+const TIMED_OUT: unique symbol = Symbol('timed out');
+
+/** `import(href)`, or {@link TIMED_OUT} when it has not settled after `ms` (the timer is cleared either way). */
+async function importWithin(href: string, ms: number): Promise<Record<string, unknown> | typeof TIMED_OUT> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(() => resolve(TIMED_OUT), ms);
+  });
+  try {
+    return await Promise.race([import(href) as Promise<Record<string, unknown>>, timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
