@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { networkInterfaces } from 'node:os';
 
-import type { Logger } from '../common/logger.js';
+import { safeLog, type Logger } from '../common/logger.js';
+import { maskSecrets } from '../common/mask-secrets.js';
 import { Cluster } from '../cluster/cluster.js';
 import type { Directory } from '../cluster/directory.js';
 import { ConfigValidator } from '../config/config-validator.js';
@@ -250,6 +251,7 @@ export class WeftApplication {
       }
       this.registrations.push(registered);
     }
+    safeLog(this.model.logger, 'info', `exported ${service.name} at ${maskSecrets(url)}`);
     return {
       url,
       unexport: async () => {

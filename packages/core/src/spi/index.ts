@@ -73,6 +73,7 @@ export { buildFilterChain } from '../filter/filter-chain.js';
 export { createServiceProxy, type CallGate, type CallOptions } from '../service/service-proxy.js';
 export { ConfigValidator } from '../config/config-validator.js';
 export { safeLog } from '../common/logger.js';
+export { maskSecrets } from '../common/mask-secrets.js';
 export { DeadlineWheel, type DeadlineEntry } from '../protocol/deadline-wheel.js';
 export { RpcContext } from '../rpc/rpc-context.js';
 export { Registry, type NotifyListener } from '../registry/registry.js';
