@@ -20,7 +20,8 @@ type FindingKind =
   | 'no-core'
   | 'discovery'
   | 'core-as-dependency'
-  | 'unchecked-range';
+  | 'unchecked-range'
+  | 'dev-dependency';
 
 /** One finding of `weft doctor`. */
 interface Finding {
@@ -53,8 +54,10 @@ export function diagnose(root: string, index: ManifestIndex): Finding[] {
       });
     } else if (/is not installed/.test(problem.message)) {
       findings.push({ severity: 'error', kind: 'missing-dependency', message: problem.message, file: at(problem.file), fix: 'Run npm install.' });
+    } else if (/found in devDependencies/.test(problem.message)) {
+      findings.push({ severity: 'warning', kind: 'dev-dependency', message: problem.message, file: at(problem.file), fix: 'Move it to "dependencies" if the application uses it.' });
     } else {
-      findings.push({ severity: 'error', kind: 'discovery', message: problem.message, file: at(problem.file), fix: 'Fix or reinstall the package.' });
+      findings.push({ severity: problem.severity, kind: 'discovery', message: problem.message, file: at(problem.file), fix: 'Fix or reinstall the package.' });
     }
   }
 
@@ -181,7 +184,8 @@ manifests only (no extension code is imported):
   missing-module      a manifest names a module file that does not exist (package not built)
   no-core             packages need @weft/core but none is installed
 Warnings (do not fail): core-as-dependency (a plugin lists @weft/core under dependencies instead of
-peerDependencies), unchecked-range (a range such as workspace:* that cannot be checked).`,
+peerDependencies), unchecked-range (a range such as workspace:* that cannot be checked), dev-dependency (a
+Weft plugin listed only in devDependencies: extensions are discovered from dependencies).`,
   options: [ROOT_OPTION, JSON_OPTION, HELP_OPTION],
   examples: ['weft doctor', 'weft doctor --root ./services/orders --json'],
   exitCodes: ['0  no problems (warnings may be shown)', '1  at least one problem', '2  usage error'],

@@ -147,7 +147,10 @@ export function discoverManifests(root: string): ManifestIndex {
   const cores = packages.filter((p) => p.name === '@weft/core');
   const ignoredCores = new Set<DiscoveredPackage>();
   if (cores.length > 1) {
-    const own = cores.find((p) => p.dir === coreDir) ?? (cores[0] as DiscoveredPackage);
+    // The copy in use is the one the application itself resolves (what its imports get), else this code's own.
+    const rootCore = resolvePackageDir(rootDir, '@weft/core', lookups);
+    const inUse = typeof rootCore === 'string' ? rootCore : coreDir;
+    const own = cores.find((p) => p.dir === inUse) ?? (cores[0] as DiscoveredPackage);
     for (const other of cores) if (other !== own) ignoredCores.add(other);
     problems.push(duplicateCoreProblem(own, [...ignoredCores], pulledBy));
   }
