@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defineService, ExtensionError, FrameworkModel, Protocol, URL, WeftApplication } from '@weft/core';
+import { defineService, ExtensionError, FrameworkModel, Logger, Protocol, URL, WeftApplication } from '@weft/core';
 
 const Greeter = defineService('org.acme.Greeter', { sayHello: { args: [String], returns: String } });
 const impl = { sayHello: (name: string) => `hello ${name}` };
@@ -101,6 +101,32 @@ describe('WeftApplication export/refer/start', () => {
       );
     } finally {
       await app.shutdown();
+    }
+  });
+
+  it('removing a filter that is not installed (filter=-tsp) is a warning with the closest name, not silence', async () => {
+    const lines: string[] = [];
+    const logger = new (class extends Logger {
+      debug(): void {}
+      info(): void {}
+      warn(message: string): void {
+        lines.push(message);
+      }
+      error(message: string): void {
+        lines.push(message);
+      }
+    })();
+    const own = FrameworkModel.create({ root, logger });
+    const app = await WeftApplication.start({ root, framework: own, name: 'removal' });
+    try {
+      await app.export(Greeter, impl, { filter: '-tsp,default' });
+      expect(lines).toEqual([
+        'export(org.acme.Greeter): filter=-tsp removes "tsp", which is not installed, so it has no effect. Available: (none). ' +
+          'Did you mean "tps"? "tps" comes with @weft/filter-tpslimit: install it (npm install @weft/filter-tpslimit) as a dependency of the application.',
+      ]);
+    } finally {
+      await app.shutdown();
+      await own.destroy();
     }
   });
 

@@ -497,7 +497,15 @@ export class WeftApplication {
     const list = url.getParameter(filterKey);
     if (list !== undefined && list !== '') {
       for (const name of splitCommaList(list)) {
-        if (name === '' || name === 'default' || name.startsWith('-')) continue;
+        if (name === '' || name === 'default' || name === '-default') continue;
+        if (name.startsWith('-')) {
+          // Dubbo ignores removing a filter that is not installed; a typo there must not pass silently.
+          const removed = name.slice(1);
+          if (!filters.hasExtension(removed)) {
+            safeLog(this.model.logger, 'warn', `${where}: filter=${name} removes "${removed}", which is not installed, so it has no effect. ${filters.describeMissing(removed)}`);
+          }
+          continue;
+        }
         this.requireExtension(filters, name, where, 'filter');
       }
     }
