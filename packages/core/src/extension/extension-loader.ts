@@ -1,6 +1,3 @@
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-
 import { selectActivated, type ActivateCandidate } from './activate.js';
 import { createAdaptiveExtension } from './adaptive.js';
 import {
@@ -21,6 +18,7 @@ import {
 import type { DiscoveryProblem, ManifestRecord } from './discovery.js';
 import { describeError, ExtensionError, ExtensionErrorCode } from './extension-error.js';
 import { getDependencies, type Dependency, type Injector } from './injector.js';
+import { describeRecord, importExtensionClass } from './extension-import.js';
 import { installHint, KNOWN_EXTENSIONS, knownPackageFor } from './known-extensions.js';
 import { assertExtensionName, closestName, splitCommaList } from './names.js';
 import type { URL } from '../rpc/url.js';
@@ -264,39 +262,8 @@ export class ExtensionLoader<T> {
     return out;
   }
 
-  private async importRecord(record: ManifestRecord): Promise<Class | ExtensionError> {
-    const { entry, pkg } = record;
-    const file = join(pkg.dir, entry.module);
-    let mod: Record<string, unknown>;
-    try {
-      const imported = await importWithin(pathToFileURL(file).href, this.host.importTimeout);
-      if (imported === TIMED_OUT) {
-        return new ExtensionError(
-          ExtensionErrorCode.LOAD_TIMEOUT,
-          `Cannot load extension "${entry.name}" of ${this.point.id} from ${describeRecord(record)}: importing ${file} did not ` +
-            `finish within ${this.host.importTimeout} ms (a top-level await in the module, or in a module it imports, never ` +
-            `settles). Fix the module, or raise the limit with FrameworkModel.create({ importTimeout }) / WeftApplication.start({ importTimeout }).`,
-        );
-      }
-      mod = imported;
-    } catch (error) {
-      return new ExtensionError(
-        ExtensionErrorCode.LOAD_FAILED,
-        `Cannot load extension "${entry.name}" of ${this.point.id} from ${describeRecord(record)}: importing ${file} failed: ` +
-          `${describeError(error)}. Is the package built, and is "module" in its manifest right?`,
-        { cause: error },
-      );
-    }
-    const cls = mod[entry.exportName];
-    if (typeof cls !== 'function') {
-      const exported = Object.keys(mod).filter((k) => typeof mod[k] === 'function');
-      return new ExtensionError(
-        ExtensionErrorCode.LOAD_FAILED,
-        `Cannot load extension "${entry.name}" of ${this.point.id} from ${describeRecord(record)}: ${entry.module} has no ` +
-          `exported class "${entry.exportName}" (it exports: ${exported.join(', ') || 'no classes'}).`,
-      );
-    }
-    return cls as Class;
+  private importRecord(record: ManifestRecord): Promise<Class | ExtensionError> {
+    return importExtensionClass(record, this.point.id, this.host.importTimeout);
   }
 
   private registerFromManifest(record: ManifestRecord, cls: Class): void {
@@ -794,27 +761,8 @@ export class ExtensionLoader<T> {
   }
 }
 
-const TIMED_OUT: unique symbol = Symbol('timed out');
-
-/** `import(href)`, or {@link TIMED_OUT} when it has not settled after `ms` (the timer is cleared either way). */
-async function importWithin(href: string, ms: number): Promise<Record<string, unknown> | typeof TIMED_OUT> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
-    timer = setTimeout(() => resolve(TIMED_OUT), ms);
-  });
-  try {
-    return await Promise.race([import(href) as Promise<Record<string, unknown>>, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 function wrapperApplies(wrapper: WrapperMetadata, name: string): boolean {
   return (wrapper.matches.length === 0 || wrapper.matches.includes(name)) && !wrapper.mismatches.includes(name);
-}
-
-function describeRecord(record: ManifestRecord): string {
-  return `package ${record.pkg.name}@${record.pkg.version} (${record.manifestPath})`;
 }
 
 function describeSource(source: ExtensionSource): string {
