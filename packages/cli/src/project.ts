@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, parse as parsePath, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { discoverManifests, type DiscoveryProblem, type ManifestIndex, type ManifestRecord } from '@weft/core/spi';
+import { discoverManifests, ExtensionError, ExtensionErrorCode, type DiscoveryProblem, type ManifestIndex, type ManifestRecord } from '@weft/core/spi';
 
 import { UsageError } from './io.js';
 
@@ -139,13 +139,11 @@ export function discoverProject(root: string): ManifestIndex {
   const problems: DiscoveryProblem[] = index.problems.filter((p) => !inside(p.file) && !/copies of @weft\/core are installed/.test(p.message));
   const cores = packages.filter((p) => p.name === CORE);
   if (cores.length > 1) {
-    problems.push({
-      pointId: undefined,
-      file: cores.map((p) => p.dir).join(', '),
-      message:
-        `${cores.length} copies of @weft/core are installed (${cores.map((p) => `${p.version} at ${p.dir}`).join('; ')}): ` +
-        'extensions built against one copy do not extend the classes of the other. Run "npm ls @weft/core" and dedupe.',
-    });
+    const file = cores.map((p) => p.dir).join(', ');
+    const message =
+      `${cores.length} copies of @weft/core are installed (${cores.map((p) => `${p.version} at ${p.dir}`).join('; ')}): ` +
+      'extensions built against one copy do not extend the classes of the other. Run "npm ls @weft/core" and dedupe.';
+    problems.push({ pointId: undefined, file, message, severity: 'error', error: new ExtensionError(ExtensionErrorCode.DUPLICATE_CORE, message) });
   }
   return { root: index.root, packages, records, problems };
 }

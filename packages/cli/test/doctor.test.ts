@@ -1,4 +1,5 @@
 // weft doctor on fixture projects: a clean one, and one with every problem it knows.
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,7 +71,9 @@ describe('weft doctor', () => {
     it('finds the duplicate copy of @weft/core', () => {
       expect(report.core.map((c) => c.version).sort()).toEqual(['0.0.9', '0.1.0']);
       expect(of('duplicate-core')).toEqual([expect.objectContaining({ severity: 'error' })]);
-      expect(of('duplicate-core')[0]?.message).toContain('2 copies of @weft/core are installed');
+      expect(of('duplicate-core')[0]?.message).toContain('two copies of @weft/core are installed');
+      expect(of('duplicate-core')[0]?.message).toContain('(pulled in by plugin-dup-core)');
+      expect(of('duplicate-core')[0]?.message).toContain('Declare @weft/core as a peerDependency (not a dependency) of plugin-dup-core, then run "npm dedupe"');
       expect(of('duplicate-core')[0]?.message).toContain('0.0.9 at ');
     });
 
@@ -113,7 +116,7 @@ describe('weft doctor', () => {
     it('prints every finding with its file and fix, and a summary (exit 1)', async () => {
       const result = await weft(['doctor'], { cwd: app.root });
       expect(result.code).toBe(1);
-      expect(result.stdout).toContain('error [duplicate-core] 2 copies of @weft/core are installed');
+      expect(result.stdout).toContain('error [duplicate-core] two copies of @weft/core are installed');
       expect(result.stdout).toContain('error [name-clash] extension name "audit" of weft.rpc.Filter');
       expect(result.stdout).toContain('  file: node_modules/plugin-old-core/package.json');
       expect(result.stdout).toContain('  fix:  Uninstall one of the packages, or rename the extension');
@@ -175,6 +178,33 @@ describe('weft doctor and URL keys', () => {
       const result = await weft(['doctor', '--strict'], { cwd: app.root });
       expect(result.stdout).toContain('No problems found.');
       expect(result.code).toBe(0);
+    } finally {
+      app.cleanup();
+    }
+  });
+});
+
+describe('weft doctor: discovery mistakes (issue 12)', () => {
+  it('shows a misspelt weft.* manifest id, a dangling symlink and a devDependency-only plugin', async () => {
+    const app = createTestApp(['@weft/core']);
+    try {
+      writePackage(app.root, { name: 'plugin-typo', peerDependencies: { '@weft/core': '*' }, manifests: { 'weft.rpc.Filters': { audit: { module: './audit.js' } } } });
+      writePackage(app.root, { name: 'plugin-dev-only', peerDependencies: { '@weft/core': '*' }, manifests: { 'weft.rpc.Filter': { dev: { module: './dev.js' } } } }, { depend: false });
+      const pkgFile = join(app.root, 'package.json');
+      const pkgJson = JSON.parse(readFileSync(pkgFile, 'utf8')) as Record<string, Record<string, string>>;
+      pkgJson['dependencies'] = { ...pkgJson['dependencies'], gone: '1.0.0' };
+      pkgJson['devDependencies'] = { 'plugin-dev-only': '1.0.0' };
+      writeFileSync(pkgFile, JSON.stringify(pkgJson));
+      symlinkSync(join(app.root, 'nowhere'), join(app.root, 'node_modules', 'gone'));
+      const report = json<Report>(await weft(['doctor', '--json'], { cwd: app.root }));
+      const messages = report.findings.map((f) => `${f.severity} ${f.kind} ${f.message}`);
+      expect(messages).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/^error discovery "weft\.rpc\.Filters" \(from plugin-typo\) is not a known extension point: .* Did you mean weft\.rpc\.Filter\? Rename the file to weft\.rpc\.Filter\.json\.$/),
+          `error discovery dependency "gone" is a dangling symlink node_modules/gone → ${join(app.root, 'nowhere')}, which does not exist (reinstall it, or remove the link)`,
+          expect.stringMatching(/^warning dev-dependency "plugin-dev-only" is a Weft plugin found in devDependencies of .*; extensions are discovered from dependencies/),
+        ]),
+      );
     } finally {
       app.cleanup();
     }

@@ -8,10 +8,11 @@ import 'reflect-metadata';
 
 export { ApplicationModel } from './extension/application-model.js';
 export { FrameworkModel, type FrameworkOptions } from './extension/framework-model.js';
-export { ScopeModel } from './extension/scope-model.js';
-export { ExtensionLoader, type AddExtensionOptions, type ExtensionSource, type LoaderHost } from './extension/extension-loader.js';
+export { DEFAULT_IMPORT_TIMEOUT, ScopeModel } from './extension/scope-model.js';
+export { ExtensionLoader, type AddExtensionOptions, type ExtensionSource, type LoaderHost, type ReplaceExtensionOptions } from './extension/extension-loader.js';
 export { ExtensionError, ExtensionErrorCode } from './extension/extension-error.js';
-export { ConsoleLogger, Logger } from './common/logger.js';
+export { ConsoleLogger, Logger, type LogLevel } from './common/logger.js';
+export { maskSecrets } from './common/mask-secrets.js';
 export { URL, type ParameterEdits, type ParameterSource, type ParameterValue, type URLInit } from './rpc/url.js';
 export { RpcError, RpcErrorCode, type RpcErrorOptions } from './rpc/rpc-error.js';
 export { Invocation, type AttachmentValue, type InvocationInit } from './rpc/invocation.js';

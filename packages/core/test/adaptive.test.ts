@@ -482,3 +482,101 @@ describe('the adaptive instance', () => {
     thrown(() => loader.getAdaptiveExtension(), ExtensionErrorCode.DESTROYED);
   });
 });
+
+@SPI({ id: 'test.adaptive.Mixed', default: 'impl', adaptive: { pick: ['mixed'] } })
+abstract class Mixed {
+  abstract pick(url: URL): string;
+  /** Abstract and not adaptive: exists on no prototype at run time. */
+  abstract close(): void;
+  concrete(): string {
+    return 'concrete';
+  }
+}
+
+class MixedImpl extends Mixed {
+  pick(): string {
+    return 'impl';
+  }
+  close(): void {}
+}
+
+describe('methods that are not adaptive (issue 12)', () => {
+  it('an abstract method that is not adaptive raises ERR_SPI_ADAPTIVE_FAILED naming it, not a TypeError', () => {
+    const adaptive = loaderOf(Mixed, { impl: MixedImpl }).getAdaptiveExtension();
+    const error = thrown(() => adaptive.close(), ExtensionErrorCode.ADAPTIVE_FAILED);
+    expect(error.message).toBe(
+      'The method close() of extension point test.adaptive.Mixed is not adaptive: get a named extension to call it ' +
+        '(loader.getExtension(name).close()), or list it in @SPI({ adaptive }).',
+    );
+  });
+
+  it('a concrete method that is not adaptive raises the same error; the adaptive method still dispatches', () => {
+    const adaptive = loaderOf(Mixed, { impl: MixedImpl }).getAdaptiveExtension();
+    expect(thrown(() => adaptive.concrete(), ExtensionErrorCode.ADAPTIVE_FAILED).message).toContain('The method concrete() of extension point test.adaptive.Mixed is not adaptive');
+    expect(adaptive.pick(url())).toBe('impl');
+    expect(adaptive).toBeInstanceOf(Mixed);
+  });
+
+  it('abstract methods of every SPI class in this file are refused the same way (LoadBalance, Router, Plain-with-adaptive)', () => {
+    const lb = loaderOf(LoadBalance, { random: RandomLoadBalance }).getAdaptiveExtension() as unknown as Record<string, () => unknown>;
+    expect(thrown(() => lb['weigh']?.(), ExtensionErrorCode.ADAPTIVE_FAILED).message).toContain('The method weigh() of extension point test.adaptive.LoadBalance');
+    const r = routers().getAdaptiveExtension() as unknown as Record<string, () => unknown>;
+    expect(thrown(() => r['destroy']?.(), ExtensionErrorCode.ADAPTIVE_FAILED).message).toContain('The method destroy() of extension point test.adaptive.Router');
+  });
+
+  it('names probed on any object read as absent: the adaptive extension is not a thenable and serialises', async () => {
+    const adaptive = loaderOf(Mixed, { impl: MixedImpl }).getAdaptiveExtension() as unknown as Record<string, unknown>;
+    expect(adaptive['then']).toBeUndefined();
+    expect(await Promise.resolve(adaptive)).toBe(adaptive);
+    expect(JSON.stringify(adaptive)).toBe('{}');
+    expect(String(adaptive)).toBe('[adaptive test.adaptive.Mixed]');
+  });
+});
+
+describe('adaptive registration after hand-out (issue 12, spec §1.7)', () => {
+  it('addExtension of an adaptive class after the generated adaptive was handed out is refused', () => {
+    const loader = routers();
+    const handedOut = loader.getAdaptiveExtension();
+    const error = thrown(() => loader.addExtension('manual', ManualRouter), ExtensionErrorCode.ADAPTIVE_FAILED);
+    expect(error.message).toBe(
+      'Cannot add adaptive class ManualRouter ("manual") to test.adaptive.Router: its adaptive extension (generated from ' +
+        'its adaptive methods) was already created and handed out, and two live adaptive instances would disagree. ' +
+        'Register adaptive classes before the first getAdaptiveExtension() (before the application starts).',
+    );
+    expect(loader.getAdaptiveExtension()).toBe(handedOut);
+  });
+
+  it('the same with { adaptive: true } and after a hand-written adaptive was handed out', () => {
+    const loader = loaderOf(Router, { none: router('none') });
+    loader.addExtension('manual', ManualRouter);
+    const handedOut = loader.getAdaptiveExtension();
+    const error = thrown(() => loader.addExtension('by-option', OptionAdaptiveRouter, { adaptive: true }), ExtensionErrorCode.ADAPTIVE_FAILED);
+    expect(error.message).toContain('its adaptive extension (class ManualRouter) was already created and handed out');
+    expect(loader.getAdaptiveExtension()).toBe(handedOut);
+  });
+
+  it('replaceExtension refuses adaptive and wrapper classes, and wrapper names (its options accept only activate)', () => {
+    const loader = routers();
+    expect(thrown(() => loader.replaceExtension('a', ManualRouter), ExtensionErrorCode.ADAPTIVE_FAILED).message).toBe(
+      'replaceExtension("a") on test.adaptive.Router: ManualRouter is an @Adaptive class; only named extensions can be ' +
+        'replaced (instances built with a wrapper or an adaptive class may already be in use). Register wrappers and ' +
+        'adaptive classes with addExtension() before the first lookup.',
+    );
+    @Wrapper()
+    class LoggingRouter extends Router {
+      constructor(@InjectWrapped() private readonly inner: Router) {
+        super();
+      }
+      route(...args: unknown[]): unknown {
+        return this.inner.route(...args);
+      }
+    }
+    expect(thrown(() => loader.replaceExtension('a', LoggingRouter), ExtensionErrorCode.INVALID_NAME).message).toContain('LoggingRouter is a @Wrapper class');
+    loader.addExtension('logging', LoggingRouter);
+    expect(thrown(() => loader.replaceExtension('logging', router('x')), ExtensionErrorCode.INVALID_NAME).message).toContain(
+      '"logging" is a wrapper (class LoggingRouter)',
+    );
+    loader.replaceExtension('a', router('a2'));
+    expect((loader.getExtension('a').route() as { name: string }).name).toBe('a2');
+  });
+});

@@ -21,7 +21,8 @@ type FindingKind =
   | 'discovery'
   | 'core-as-dependency'
   | 'unchecked-range'
-  | 'unknown-key';
+  | 'unknown-key'
+  | 'dev-dependency';
 
 /** One finding of `weft doctor`. */
 interface Finding {
@@ -85,8 +86,10 @@ export function diagnose(root: string, index: ManifestIndex, options: { readonly
       });
     } else if (/is not installed/.test(problem.message)) {
       findings.push({ severity: 'error', kind: 'missing-dependency', message: problem.message, file: at(problem.file), fix: 'Run npm install.' });
+    } else if (/found in devDependencies/.test(problem.message)) {
+      findings.push({ severity: 'warning', kind: 'dev-dependency', message: problem.message, file: at(problem.file), fix: 'Move it to "dependencies" if the application uses it.' });
     } else {
-      findings.push({ severity: 'error', kind: 'discovery', message: problem.message, file: at(problem.file), fix: 'Fix or reinstall the package.' });
+      findings.push({ severity: problem.severity, kind: 'discovery', message: problem.message, file: at(problem.file), fix: 'Fix or reinstall the package.' });
     }
   }
 
@@ -216,7 +219,8 @@ manifests only (no extension code is imported):
 Warnings (do not fail): core-as-dependency (a plugin lists @weft/core under dependencies instead of
 peerDependencies), unchecked-range (a range such as workspace:* that cannot be checked), unknown-key (a manifest
 activates on a URL key that neither Weft nor any installed extension declares reading: a typo such as tsp for
-tps, or a key missing from the entry's "keys"; the closest known key is suggested).
+tps, or a key missing from the entry's "keys"; the closest known key is suggested), dev-dependency (a Weft plugin
+listed only in devDependencies: extensions are discovered from dependencies).
 --strict turns key warnings (unknown-key) into problems, as strict: true does for an application.`,
   options: [
     ROOT_OPTION,

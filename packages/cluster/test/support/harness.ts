@@ -73,6 +73,7 @@ export async function createHarness(seed = 42): Promise<Harness> {
   const framework = FrameworkModel.create({ root: packageRoot, logger });
   const app = framework.newApplication('t');
   await app.loadExtensions(Cluster, LoadBalance);
+  logger.clear(); // discovery's debug lines belong to the set-up, not to the test
   app.registerService(RandomSource, RandomSource.seeded(seed));
   return {
     framework,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { networkInterfaces } from 'node:os';
 
 import { safeLog, type Logger } from '../common/logger.js';
+import { maskSecrets } from '../common/mask-secrets.js';
 import { Cluster } from '../cluster/cluster.js';
 import type { Directory } from '../cluster/directory.js';
 import { ConfigValidator } from '../config/config-validator.js';
@@ -36,6 +37,8 @@ export interface WeftApplicationOptions {
   readonly logger?: Logger;
   /** Use an existing framework instead of creating one (several applications in one framework). */
   readonly framework?: FrameworkModel;
+  /** How long loading waits for one extension module to import, in ms (ignored with `framework`). @defaultValue 10000 */
+  readonly importTimeout?: number;
   /**
    * The registry providers register with and consumers discover from, as a URL: `embedded://` (the default
    * registry of `@weft/registry-embedded`, no server), `zookeeper://127.0.0.1:2181`… Without one, services are
@@ -189,7 +192,7 @@ export class WeftApplication {
 
   /** Creates the application, loads the core extension points and connects to the registry, if any. */
   static async start(options: WeftApplicationOptions): Promise<WeftApplication> {
-    const framework = options.framework ?? FrameworkModel.create({ root: options.root, logger: options.logger });
+    const framework = options.framework ?? FrameworkModel.create({ root: options.root, logger: options.logger, importTimeout: options.importTimeout });
     const name = options.name ?? 'weft-application';
     const model = framework.newApplication(name);
     let registry: Registry | undefined;
@@ -211,8 +214,7 @@ export class WeftApplication {
         if (!factories.hasExtension(registryUrl.protocol)) {
           throw new ExtensionError(
             ExtensionErrorCode.INVALID_PARAMETER,
-            `start(): registry=${options.registry} needs a "${registryUrl.protocol}" registry (available: ${factories.getSupportedExtensions().join(', ') || 'none'}). ` +
-              `Install @weft/registry-${registryUrl.protocol}.`,
+            `start(): registry=${options.registry} needs a "${registryUrl.protocol}" registry. ${factories.describeMissing(registryUrl.protocol)}`,
           );
         }
         registry = factories.getExtension(registryUrl.protocol).getRegistry(registryUrl.addParameterIfAbsent('application', name));
@@ -275,6 +277,7 @@ export class WeftApplication {
       }
       this.registrations.push(registered);
     }
+    safeLog(this.model.logger, 'info', `exported ${service.name} at ${maskSecrets(url)}`);
     return {
       url,
       unexport: async () => {
@@ -536,7 +539,15 @@ export class WeftApplication {
     const list = url.getParameter(filterKey);
     if (list !== undefined && list !== '') {
       for (const name of splitCommaList(list)) {
-        if (name === '' || name === 'default' || name.startsWith('-')) continue;
+        if (name === '' || name === 'default' || name === '-default') continue;
+        if (name.startsWith('-')) {
+          // Dubbo ignores removing a filter that is not installed; a typo there must not pass silently.
+          const removed = name.slice(1);
+          if (!filters.hasExtension(removed)) {
+            safeLog(this.model.logger, 'warn', `${where}: filter=${name} removes "${removed}", which is not installed, so it has no effect. ${filters.describeMissing(removed)}`);
+          }
+          continue;
+        }
         this.requireExtension(filters, name, where, 'filter');
       }
     }
@@ -552,16 +563,11 @@ export class WeftApplication {
     }
   }
 
-  private requireExtension(loader: { hasExtension(n: string): boolean; getSupportedExtensions(): readonly string[]; point: { id: string } }, name: string, where: string, key: string): void {
+  private requireExtension(loader: { hasExtension(n: string): boolean; describeMissing(n: string): string; point: { id: string } }, name: string, where: string, key: string): void {
     if (loader.hasExtension(name)) return;
-    const available = loader.getSupportedExtensions();
-    const hint =
-      loader.point.id === 'weft.rpc.Cluster' || loader.point.id === 'weft.rpc.LoadBalance'
-        ? ' Cluster strategies and load balancers come with @weft/cluster: npm install @weft/cluster.'
-        : ` If it comes from a plugin, install that package so its META-INF/weft/${loader.point.id}.json manifest is found.`;
     throw new ExtensionError(
       ExtensionErrorCode.INVALID_PARAMETER,
-      `${where}: ${key}=${name} names no ${loader.point.id} extension (available: ${available.join(', ') || 'none'}).${hint}`,
+      `${where}: ${key}=${name} names no ${loader.point.id} extension. ${loader.describeMissing(name)}`,
     );
   }
 

@@ -22,22 +22,34 @@ export abstract class Logger {
   abstract error(message: string, error?: unknown): void;
 }
 
+/** A {@link ConsoleLogger} level: what it prints, from everything (`debug`) to nothing (`silent`). */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+
+const LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
+
 /**
- * The default {@link Logger}: `warn`/`error` to `console.error`, `info` to `console.log`, `debug` dropped.
+ * The default {@link Logger}: `warn`/`error` to `console.error`, `info` and `debug` to `console.log`.
  *
- * @remarks Set `WEFT_LOG=debug` to see debug output, `WEFT_LOG=silent` to see nothing.
+ * @remarks The level is read once, when the logger is created (the framework creates one with the application
+ * unless given a logger): the `level` argument, else the `WEFT_LOG` environment variable, else `info`.
+ * `WEFT_LOG=debug` also shows discovery (packages found, manifests read) and every filter chain built;
+ * `WEFT_LOG=silent` (or `off`) shows nothing. An unknown value means `info`.
  * @example
  * ```ts
- * const logger = new ConsoleLogger('weft');
+ * const logger = new ConsoleLogger('weft', 'debug');
  * ```
  */
 export class ConsoleLogger extends Logger {
   private readonly level: number;
 
-  constructor(private readonly prefix = 'weft') {
+  constructor(
+    private readonly prefix = 'weft',
+    level: LogLevel | string | undefined = process.env['WEFT_LOG'],
+  ) {
     super();
-    const setting = (process.env['WEFT_LOG'] ?? 'info').toLowerCase();
-    this.level = setting === 'debug' ? 0 : setting === 'info' ? 1 : setting === 'warn' ? 2 : setting === 'error' ? 3 : 4;
+    const setting = (level ?? 'info').toLowerCase();
+    const at = LEVELS.indexOf((setting === 'off' || setting === 'none' ? 'silent' : setting) as LogLevel);
+    this.level = at >= 0 ? at : 1;
   }
 
   debug(message: string): void {

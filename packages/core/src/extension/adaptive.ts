@@ -19,9 +19,9 @@ interface InvocationLike {
  *    present; the first non-empty value wins, else the SPI default (neither: `ERR_SPI_NO_ADAPTIVE_NAME`);
  * 3. delegates to `getExtension(name)` of the same scope with the original arguments.
  *
- * The other methods of the SPI class throw `ERR_SPI_ADAPTIVE_FAILED`. That covers the methods found on its
- * prototype chain: abstract members do not exist at run time, so calling one of them on the adaptive
- * extension is a plain `TypeError`.
+ * Every other method throws `ERR_SPI_ADAPTIVE_FAILED` naming it: the concrete methods of the SPI class, and its
+ * abstract methods too (they do not exist at run time, so any other method name is refused by a proxy at the
+ * end of the prototype chain; names probed on any object, such as `then` or `toJSON`, read as absent).
  *
  * Unlike Dubbo's generated code, keys chain the same way with and without an invocation (Dubbo lets only the
  * first key count when an invocation is passed, and falls back to the literal name `"null"`).
@@ -40,16 +40,29 @@ export function createAdaptiveExtension<T extends object>(
         `with @SPI({ id: '${meta.id}', adaptive: { method: ['url-key'] } }), or register a class marked @Adaptive().`,
     );
   }
-  const adaptive = Object.create(spi.prototype as object) as Record<string, unknown>;
+  const notAdaptive = (method: string) => () => {
+    throw new ExtensionError(
+      ExtensionErrorCode.ADAPTIVE_FAILED,
+      `The method ${method}() of extension point ${meta.id} is not adaptive: get a named extension to call it ` +
+        `(loader.getExtension(name).${method}()), or list it in @SPI({ adaptive }).`,
+    );
+  };
+  // Abstract methods leave no trace at run time, so the adaptive object's prototype is a proxy of the SPI
+  // prototype that answers any other method name with a refusal. Own properties (the dispatchers) are found
+  // before the proxy is consulted: dispatch never pays for it.
+  const fallback = new Proxy(spi.prototype as object, {
+    get(target, property, receiver) {
+      if (typeof property !== 'string' || property in target || NOT_METHODS.has(property) || /^[_$@]/.test(property)) {
+        return Reflect.get(target, property, receiver) as unknown;
+      }
+      return notAdaptive(property);
+    },
+    // `adaptive instanceof Spi` holds: the proxy reports the SPI prototype as its own prototype.
+    getPrototypeOf: () => spi.prototype as object,
+  });
+  const adaptive = Object.create(fallback) as Record<string, unknown>;
   for (const method of prototypeMethods(spi)) {
-    if (meta.adaptiveMethods.has(method)) continue;
-    adaptive[method] = () => {
-      throw new ExtensionError(
-        ExtensionErrorCode.ADAPTIVE_FAILED,
-        `The method ${method} of extension point ${meta.id} is not adaptive: get a named extension to call it, ` +
-          `or list it in @SPI({ adaptive }).`,
-      );
-    };
+    if (!meta.adaptiveMethods.has(method)) adaptive[method] = notAdaptive(method);
   }
   for (const [method, keys] of meta.adaptiveMethods) {
     adaptive[method] = createDispatcher(meta, method, keys, getExtension);
@@ -57,6 +70,12 @@ export function createAdaptiveExtension<T extends object>(
   Object.defineProperty(adaptive, 'toString', { value: () => `[adaptive ${meta.id}]`, enumerable: false });
   return adaptive as T;
 }
+
+/**
+ * Property names that are probed on arbitrary objects and must read as absent, not as a refusing method:
+ * thenables (`await`), JSON, test matchers and inspectors.
+ */
+const NOT_METHODS: ReadonlySet<string> = new Set(['then', 'catch', 'finally', 'toJSON', 'asymmetricMatch', 'nodeType', 'inspect', 'length']);
 
 function createDispatcher<T>(
   meta: SpiMetadata,

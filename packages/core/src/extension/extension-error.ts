@@ -43,6 +43,12 @@ export const ExtensionErrorCode = {
   DESTROYED: 'ERR_SPI_DESTROYED',
   /** A URL string cannot be parsed. */
   INVALID_URL: 'ERR_SPI_INVALID_URL',
+  /** Discovery met a file it cannot use in an installed package (a dangling symlink, an unreadable `package.json`), or a plugin only in devDependencies; the other packages are discovered. */
+  DISCOVERY: 'ERR_SPI_DISCOVERY',
+  /** Two copies of `@weft/core` are installed: extensions built against one do not extend the other's classes. */
+  DUPLICATE_CORE: 'ERR_SPI_DUPLICATE_CORE',
+  /** An extension module did not finish loading (e.g. a top-level await that never settles) within the import timeout. */
+  LOAD_TIMEOUT: 'ERR_SPI_LOAD_TIMEOUT',
   /** A URL parameter has a value of the wrong type (e.g. `timeout=abc` where a number is expected). */
   INVALID_PARAMETER: 'ERR_SPI_INVALID_PARAMETER',
   /** Strict mode: a URL key that neither Weft, an installed extension nor the application reads. */

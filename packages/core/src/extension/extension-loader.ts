@@ -1,6 +1,3 @@
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-
 import { selectActivated, type ActivateCandidate } from './activate.js';
 import { createAdaptiveExtension } from './adaptive.js';
 import {
@@ -21,6 +18,8 @@ import {
 import type { DiscoveryProblem, ManifestRecord } from './discovery.js';
 import { describeError, ExtensionError, ExtensionErrorCode } from './extension-error.js';
 import { getDependencies, type Dependency, type Injector } from './injector.js';
+import { describeRecord, importExtensionClass } from './extension-import.js';
+import { installHint, KNOWN_EXTENSIONS, knownPackageFor } from './known-extensions.js';
 import { assertExtensionName, closestName, splitCommaList } from './names.js';
 import type { URL } from '../rpc/url.js';
 
@@ -34,6 +33,8 @@ export interface LoaderHost {
   readonly injector: Injector;
   /** The resolution stack shared by a scope chain, for cycle detection. */
   readonly resolutionStack: string[];
+  /** How long one extension module may take to import, in ms. */
+  readonly importTimeout: number;
   manifestRecords(pointId: string): readonly ManifestRecord[];
   /** Problems of one point's manifests, or (with `undefined`) those that belong to no point, such as missing dependencies. */
   discoveryProblems(pointId: string | undefined): readonly DiscoveryProblem[];
@@ -70,6 +71,9 @@ export interface AddExtensionOptions {
   /** Activation metadata (instead of `@Activate` on the class). */
   readonly activate?: ActivateOptions;
 }
+
+/** Options of {@link ExtensionLoader.replaceExtension}: named extensions only (no `wrapper`, no `adaptive`). */
+export type ReplaceExtensionOptions = Pick<AddExtensionOptions, 'activate'>;
 
 type GroupCache<T> = Map<string, readonly T[]>;
 
@@ -197,6 +201,17 @@ export class ExtensionLoader<T> {
     this.invalidate();
     this.loaded = true;
     problems.push(...(await this.dependencyProblems(loadedClasses)));
+    const duplicateCore = this.host.discoveryProblems(undefined).find((p) => p.error.code === ExtensionErrorCode.DUPLICATE_CORE);
+    const foreign = problems.filter((p) => p.code === ExtensionErrorCode.NOT_SUBCLASS);
+    if (duplicateCore !== undefined && foreign.length > 0) {
+      // One cause, said once: not a cascade of "does not extend" errors, one per extension of the other copy.
+      throw new ExtensionError(
+        ExtensionErrorCode.DUPLICATE_CORE,
+        `${duplicateCore.message} Loading ${this.point.id} in ${this.host.description} failed because of it ` +
+          `(${foreign.length} extension${foreign.length === 1 ? '' : 's'} extend the other copy's ${this.point.className}).`,
+        { cause: problems },
+      );
+    }
     if (problems.length > 0) {
       const first = problems[0] as ExtensionError;
       throw new ExtensionError(
@@ -247,30 +262,8 @@ export class ExtensionLoader<T> {
     return out;
   }
 
-  private async importRecord(record: ManifestRecord): Promise<Class | ExtensionError> {
-    const { entry, pkg } = record;
-    const file = join(pkg.dir, entry.module);
-    let mod: Record<string, unknown>;
-    try {
-      mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
-    } catch (error) {
-      return new ExtensionError(
-        ExtensionErrorCode.LOAD_FAILED,
-        `Cannot load extension "${entry.name}" of ${this.point.id} from ${describeRecord(record)}: importing ${file} failed: ` +
-          `${describeError(error)}. Is the package built, and is "module" in its manifest right?`,
-        { cause: error },
-      );
-    }
-    const cls = mod[entry.exportName];
-    if (typeof cls !== 'function') {
-      const exported = Object.keys(mod).filter((k) => typeof mod[k] === 'function');
-      return new ExtensionError(
-        ExtensionErrorCode.LOAD_FAILED,
-        `Cannot load extension "${entry.name}" of ${this.point.id} from ${describeRecord(record)}: ${entry.module} has no ` +
-          `exported class "${entry.exportName}" (it exports: ${exported.join(', ') || 'no classes'}).`,
-      );
-    }
-    return cls as Class;
+  private importRecord(record: ManifestRecord): Promise<Class | ExtensionError> {
+    return importExtensionClass(record, this.point.id, this.host.importTimeout);
   }
 
   private registerFromManifest(record: ManifestRecord, cls: Class): void {
@@ -331,7 +324,10 @@ export class ExtensionLoader<T> {
    *
    * @remarks The class's `@Activate`, `@Wrapper` and `@Adaptive` decorators say what it is, unless `options`
    * does. Registering clears cached activation results; wrappers added later apply to extensions created later.
-   * @throws `ERR_SPI_DUPLICATE_NAME` when the name exists, `ERR_SPI_INVALID_NAME`, `ERR_SPI_NOT_SUBCLASS`.
+   * An adaptive class is refused once the adaptive extension has been created (Dubbo: "Adaptive Extension
+   * already exists"): two live adaptive instances would be a bug.
+   * @throws `ERR_SPI_DUPLICATE_NAME` when the name exists, `ERR_SPI_INVALID_NAME`, `ERR_SPI_NOT_SUBCLASS`,
+   * `ERR_SPI_ADAPTIVE_FAILED` for an adaptive class added after the adaptive extension was handed out.
    */
   addExtension(name: string, cls: Class<T>, options: AddExtensionOptions = {}): this {
     this.host.assertAlive();
@@ -348,6 +344,16 @@ export class ExtensionLoader<T> {
       );
     }
     if (options.adaptive ?? isAdaptiveClass(cls)) {
+      if (this.adaptiveInstance !== undefined) {
+        // Dubbo: "Adaptive Extension already exists". Resetting it would leave two live adaptive instances.
+        throw new ExtensionError(
+          ExtensionErrorCode.ADAPTIVE_FAILED,
+          `Cannot add adaptive class ${cls.name || '(anonymous)'} ("${name}") to ${this.point.id}: its adaptive extension ` +
+            `(${this.adaptiveDefinition === undefined ? 'generated from its adaptive methods' : `class ${this.adaptiveDefinition.cls.name}`}) ` +
+            `was already created and handed out, and two live adaptive instances would disagree. Register adaptive classes ` +
+            `before the first getAdaptiveExtension() (before the application starts).`,
+        );
+      }
       this.setAdaptive(name, cls, source);
       this.adaptiveInstance = undefined;
       this.adaptiveError = undefined;
@@ -370,10 +376,26 @@ export class ExtensionLoader<T> {
 
   /**
    * Replaces the class registered under an existing name, dropping its cached instances.
-   * @throws `ERR_SPI_NOT_FOUND` when the name is not registered.
+   *
+   * @remarks Named extensions only: a wrapper or an adaptive class cannot be replaced, because instances built
+   * with the old one may already be handed out (two live adaptive instances, chains wrapped by both). Register
+   * those with {@link ExtensionLoader.addExtension} before the first lookup instead.
+   * @throws `ERR_SPI_NOT_FOUND` when the name is not registered; `ERR_SPI_ADAPTIVE_FAILED` when `cls` is marked
+   * `@Adaptive`; `ERR_SPI_INVALID_NAME` when `cls` is marked `@Wrapper` or `name` is a wrapper's.
    */
-  replaceExtension(name: string, cls: Class<T>, options: AddExtensionOptions = {}): this {
+  replaceExtension(name: string, cls: Class<T>, options: ReplaceExtensionOptions = {}): this {
     this.host.assertAlive();
+    const kind = isAdaptiveClass(cls) ? 'an @Adaptive class' : getWrapperMetadata(cls) !== undefined ? 'a @Wrapper class' : undefined;
+    const wrapperNamed = this.wrappers.find((w) => w.name === name);
+    if (kind !== undefined || wrapperNamed !== undefined) {
+      throw new ExtensionError(
+        isAdaptiveClass(cls) ? ExtensionErrorCode.ADAPTIVE_FAILED : ExtensionErrorCode.INVALID_NAME,
+        `replaceExtension("${name}") on ${this.point.id}: ` +
+          (kind !== undefined ? `${cls.name || '(anonymous)'} is ${kind}` : `"${name}" is a wrapper (class ${wrapperNamed?.cls.name})`) +
+          `; only named extensions can be replaced (instances built with a wrapper or an adaptive class may already be in use). ` +
+          `Register wrappers and adaptive classes with addExtension() before the first lookup.`,
+      );
+    }
     const existing = this.extensions.get(name);
     if (existing === undefined) throw this.notFound(name);
     this.assertSubclass(cls, `replaceExtension("${name}") on ${this.point.id}`);
@@ -695,20 +717,42 @@ export class ExtensionLoader<T> {
     return names.length > 0 ? names.join(', ') : '(none)';
   }
 
+  /**
+   * Explains a name this point does not have, for error messages: what is available, the closest name, and
+   * the first-party package that contributes it when there is one.
+   *
+   * @remarks The closest name is looked for among the registered names and the names the first-party
+   * packages contribute to this point; an install hint names only a package that exists (never a misspelt
+   * name turned into a package name).
+   * @example
+   * ```ts
+   * loader.describeMissing('tsp'); // 'Available: echo, timeout. Did you mean "tps"? "tps" comes with @weft/filter-tpslimit: …'
+   * ```
+   */
+  describeMissing(name: string): string {
+    const parts = [`Available: ${this.describeAvailable()}.`];
+    const available = [...this.extensions.keys()].filter((n) => !this.duplicates.has(n));
+    const known = KNOWN_EXTENSIONS.filter((e) => e.point === this.point.id).map((e) => e.name);
+    const suggestion = closestName(name, available) ?? closestName(name, known);
+    if (suggestion !== undefined && suggestion !== name) parts.push(`Did you mean "${suggestion}"?`);
+    // Only a name the first-party catalogue knows gets an install hint: the one asked for, else the suggestion.
+    const packaged = knownPackageFor(this.point.id, name) !== undefined ? name : suggestion !== undefined && !available.includes(suggestion) ? suggestion : undefined;
+    if (packaged !== undefined) {
+      const hint = installHint(this.point.id, packaged);
+      if (hint !== '') parts.push(hint);
+    }
+    return parts.join(' ');
+  }
+
   private notFound(name: string): ExtensionError {
     const parts = [`No extension "${name}" of ${this.point.id} in ${this.host.description}.`];
-    parts.push(`Available: ${this.describeAvailable()}.`);
     const failure = this.failures.get(name);
     if (failure !== undefined) {
+      parts.push(`Available: ${this.describeAvailable()}.`);
       parts.push(`It was declared but failed to load: ${failure.message}`);
     } else {
-      const suggestion = closestName(name, this.extensions.keys());
-      if (suggestion !== undefined) parts.push(`Did you mean "${suggestion}"?`);
-      parts.push(
-        `If "${name}" comes from a plugin package, install it (npm install <package>) as a dependency of the ` +
-          `application, so that its META-INF/weft/${this.point.id}.json manifest is discovered.`,
-      );
-      const missing = this.host.discoveryProblems(undefined).map((p) => p.message);
+      parts.push(this.describeMissing(name));
+      const missing = this.host.discoveryProblems(undefined).map((p) => p.message.replace(/\.$/, ''));
       if (missing.length > 0) {
         parts.push(`Discovery also reported: ${missing.slice(0, 3).join('; ')}${missing.length > 3 ? `; and ${missing.length - 3} more` : ''}.`);
       }
@@ -719,10 +763,6 @@ export class ExtensionLoader<T> {
 
 function wrapperApplies(wrapper: WrapperMetadata, name: string): boolean {
   return (wrapper.matches.length === 0 || wrapper.matches.includes(name)) && !wrapper.mismatches.includes(name);
-}
-
-function describeRecord(record: ManifestRecord): string {
-  return `package ${record.pkg.name}@${record.pkg.version} (${record.manifestPath})`;
 }
 
 function describeSource(source: ExtensionSource): string {

@@ -63,7 +63,8 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
  * @remarks
  * The schema is `@weft/core/manifest.schema.json`, documented in `docs/reference/manifest.md`. Parsing never
  * copies keys onto ordinary objects, so a manifest containing `__proto__` cannot pollute prototypes (and is
- * rejected: it is not a valid extension name). Every problem is reported, not just the first.
+ * rejected: it is not a valid extension name). Every problem is reported, not just the first. A leading UTF-8
+ * byte order mark is accepted.
  *
  * @example
  * ```ts
@@ -73,7 +74,7 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 export function parseManifest(text: string): ManifestParseResult {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (error) {
     return { entries: [], problems: [`not valid JSON (${(error as Error).message})`] };
   }

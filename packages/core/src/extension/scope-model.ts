@@ -6,6 +6,17 @@ import { ExtensionLoader, type LoaderHost } from './extension-loader.js';
 import { Injector, type ServiceToken } from './injector.js';
 
 /**
+ * How long, in ms, `load()` waits for an extension module's import (its top-level await included) before it
+ * fails with `ERR_SPI_LOAD_TIMEOUT` naming the module. Change it with `FrameworkModel.create({ importTimeout })`
+ * or `WeftApplication.start({ importTimeout })`.
+ * @example
+ * ```ts
+ * FrameworkModel.create({ root, importTimeout: 2 * DEFAULT_IMPORT_TIMEOUT });
+ * ```
+ */
+export const DEFAULT_IMPORT_TIMEOUT = 10_000;
+
+/**
  * A scope that owns extension loaders, their singleton instances and a tsyringe container.
  *
  * @remarks
@@ -57,6 +68,14 @@ export abstract class ScopeModel implements LoaderHost {
 
   /** e.g. `application "orders"`, for messages. */
   abstract get description(): string;
+
+  /**
+   * How long `load()` waits for one extension module to import, in ms (the framework's `importTimeout`).
+   * @defaultValue {@link DEFAULT_IMPORT_TIMEOUT}
+   */
+  get importTimeout(): number {
+    return this.parent?.importTimeout ?? DEFAULT_IMPORT_TIMEOUT;
+  }
 
   /** @internal The resolution stack shared by the whole scope chain. */
   get resolutionStack(): string[] {

@@ -1,4 +1,4 @@
-import type { Logger } from '../common/logger.js';
+import { safeLog, type Logger } from '../common/logger.js';
 import { Logger as LoggerToken } from '../common/logger.js';
 import type { ExtensionLoader } from '../extension/extension-loader.js';
 import { Inject, InjectLoader, InjectWrapped } from '../extension/injector.js';
@@ -61,6 +61,13 @@ export class ProtocolFilterWrapper extends Protocol {
 
   private chain(invoker: Invoker, url: URL, key: string, group: string): Invoker {
     const filters = this.filters.getActivateExtensions(url, key, group);
-    return buildFilterChain(invoker, filters, (f) => this.filters.getExtensionName(f) ?? f.constructor.name, this.logger);
+    const nameOf = (f: Filter) => this.filters.getExtensionName(f) ?? f.constructor.name;
+    safeLog(
+      this.logger,
+      'debug',
+      `filter chain for ${group === 'provider' ? 'export' : 'refer'} of ${url.getServiceKey() ?? url.path} (${url.protocol}://${url.getAddress()}): ` +
+        `${filters.map(nameOf).join(' → ') || '(no filters)'}`,
+    );
+    return buildFilterChain(invoker, filters, nameOf, this.logger);
   }
 }

@@ -252,7 +252,7 @@ export class RegistryDirectory extends Directory {
         continue;
       }
       if (!this.options.protocols.hasExtension(url.protocol)) {
-        safeLog(this.options.logger, 'warn', `provider ${url.toIdentityString()} uses protocol "${url.protocol}", which is not installed; skipped`);
+        safeLog(this.options.logger, 'warn', `provider ${url.toIdentityString()} uses protocol "${url.protocol}", which is not installed; skipped. ${this.options.protocols.describeMissing(url.protocol)}`);
         continue;
       }
       try {

@@ -43,11 +43,12 @@ export {
 export { parseManifest, type DeclaredKey, type ManifestEntry, type ManifestEntryKind, type ManifestParseResult } from '../extension/manifest.js';
 export { explainActivation, isConfigNotEmpty, selectActivated, type ActivateCandidate, type ActivateUrl, type ActivationReason, type ActivationVerdict } from '../extension/activate.js';
 export { EXTENSION_NAME_PATTERN, EXTENSION_POINT_ID_PATTERN, RESERVED_NAMES, splitCommaList } from '../extension/names.js';
-export { ExtensionLoader, type AddExtensionOptions, type ExtensionSource } from '../extension/extension-loader.js';
+export { ExtensionLoader, type AddExtensionOptions, type ExtensionSource, type ReplaceExtensionOptions } from '../extension/extension-loader.js';
 export { ApplicationModel } from '../extension/application-model.js';
 export { FrameworkModel } from '../extension/framework-model.js';
 export { ScopeModel } from '../extension/scope-model.js';
 export { ExtensionError, ExtensionErrorCode } from '../extension/extension-error.js';
+export { KNOWN_EXTENSION_POINTS, KNOWN_EXTENSIONS, type KnownExtension, type KnownExtensionPoint } from '../extension/known-extensions.js';
 export { Logger } from '../common/logger.js';
 export { URL } from '../rpc/url.js';
 export { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
@@ -78,6 +79,7 @@ export { ParameterRegistry, type ParameterRegistryOptions } from '../config/para
 export { boundedEditDistance } from '../config/edit-distance.js';
 export { CUSTOM_KEY_PREFIX, KNOWN_PARAMETERS, type KnownParameter } from '../config/known-parameters.js';
 export { safeLog } from '../common/logger.js';
+export { maskSecrets } from '../common/mask-secrets.js';
 export { DeadlineWheel, type DeadlineEntry } from '../protocol/deadline-wheel.js';
 export { RpcContext } from '../rpc/rpc-context.js';
 export { Registry, type NotifyListener } from '../registry/registry.js';
