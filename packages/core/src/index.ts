@@ -25,6 +25,9 @@ export {
   defineService,
   ServiceDefinition,
   type ArgsOf,
+  type IdlMethod,
+  type ImplArgsOf,
+  type ImplReturnOf,
   type MethodDescriptor,
   type MethodSpec,
   type ReturnOf,
@@ -41,6 +44,7 @@ export { Directory } from './cluster/directory.js';
 export { StaticDirectory } from './cluster/static-directory.js';
 export { LoadBalance } from './cluster/load-balance.js';
 export { Serialization } from './serialization/serialization.js';
+export { IdlSerialization, type IdlStatus } from './serialization/idl-serialization.js';
 export { JsonSerialization } from './serialization/json-serialization.js';
 export { realize, describeType, errorFromData, errorToData, type ErrorData } from './service/realize.js';
 export { createServiceProxy, type CallableProxy, type CallGate, type CallOptions } from './service/service-proxy.js';

@@ -5,6 +5,7 @@ import {
   RpcError,
   RpcErrorCode,
   type ErrorData,
+  type IdlStatus,
   type MethodDescriptor,
   type Serialization,
   type TypeDescriptor,
@@ -55,6 +56,10 @@ export interface TripleCodec {
   encodeException(error: unknown, method: MethodDescriptor | undefined): Uint8Array;
   /** Decodes a business error, rebuilt as the declared error class when it names one. */
   decodeException(bytes: Uint8Array, method: MethodDescriptor | undefined): Error;
+  /** Encodes a `google.rpc.Status` for `grpc-status-details-bin` (IDL codecs only). */
+  encodeStatus?(status: IdlStatus): Uint8Array;
+  /** Decodes a `grpc-status-details-bin` value (IDL codecs only). */
+  decodeStatus?(bytes: Uint8Array): IdlStatus;
 }
 
 /** Per-method strings for realisation messages, built once. */
