@@ -4,20 +4,22 @@
 import http2 from 'node:http2';
 import { fileURLToPath } from 'node:url';
 
-import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import { create } from '@bufbuild/protobuf';
 import { anyPack, anyUnpack, StringValueSchema } from '@bufbuild/protobuf/wkt';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { Filter, RpcError, RpcErrorCode, type Invocation, type Invoker, type Result, type ServiceImplementation } from '@weft/core';
-import { Code, defineProtoService, grpcError, StatusSchema } from '@weft/serialization-protobuf';
+import { Code, defineProtoService, grpcError, ProtobufSerialization } from '@weft/serialization-protobuf';
 import { freePort } from '@weft/test-utils';
 
 import { Interop as InteropDesc } from './gen/weft/interop/v1/interop_pb.js';
 import { BASE_PACKAGES, Harness } from './support/harness.js';
 
 const Interop = defineProtoService(InteropDesc);
+/** Reads and writes google.rpc.Status for the assertions (the serialization tri uses, outside any application). */
+const protobuf = new ProtobufSerialization();
 const PROTO = fileURLToPath(new URL('./proto/weft/interop/v1/interop.proto', import.meta.url));
 const harness = new Harness([...BASE_PACKAGES, '@weft/serialization-protobuf']);
 const closers: (() => void | Promise<void>)[] = [];
@@ -146,7 +148,7 @@ describe('grpc-js client (proto-loader) → Weft protobuf provider', () => {
       expect(outcome.error?.code, `status ${code}`).toBe(code);
       expect(outcome.error?.details).toBe(message);
       const [details] = outcome.status.metadata.get('grpc-status-details-bin') as Buffer[];
-      const status = fromBinary(StatusSchema, details as Buffer);
+      const status = protobuf.decodeStatus(details as Buffer);
       expect(status.code).toBe(code);
       expect(status.message).toBe(message);
       expect(anyUnpack(status.details[0] as never, StringValueSchema)?.value).toBe(`detail ${code}`);
@@ -206,8 +208,8 @@ async function grpcServer(overrides: Partial<grpc.UntypedServiceImplementation> 
       const code = unaryCall.request['code'] as number;
       const message = unaryCall.request['message'] as string;
       const metadata = new grpc.Metadata();
-      const status = create(StatusSchema, { code, message, details: [anyPack(StringValueSchema, create(StringValueSchema, { value: `from grpc-js ${code}` }))] });
-      metadata.set('grpc-status-details-bin', Buffer.from(toBinary(StatusSchema, status)));
+      const details = [anyPack(StringValueSchema, create(StringValueSchema, { value: `from grpc-js ${code}` }))];
+      metadata.set('grpc-status-details-bin', Buffer.from(protobuf.encodeStatus({ code, message, details })));
       callback({ code, details: message, metadata });
     },
     sleep: (unaryCall: grpc.ServerUnaryCall<Record<string, unknown>, unknown>, callback: grpc.sendUnaryData<unknown>) => {

@@ -7,4 +7,3 @@
 export { defineProtoService, PROTOBUF_SERIALIZATION, type ProtoMethods, type ProtoMethodSpec } from './define-proto-service.js';
 export { ProtobufSerialization } from './protobuf-serialization.js';
 export { Code, grpcError } from './grpc-error.js';
-export { StatusSchema, type Status } from './gen/google/rpc/status_pb.js';

@@ -3,7 +3,7 @@ import { anyPack, anyUnpack, StringValueSchema, timestampFromDate } from '@bufbu
 import { describe, expect, expectTypeOf, it } from 'vitest';
 
 import { ExtensionError, IdlSerialization, RpcError, RpcErrorCode, Serialization, WeftApplication, type ServiceImplementation } from '@weft/core';
-import { Code, defineProtoService, grpcError, ProtobufSerialization, StatusSchema } from '@weft/serialization-protobuf';
+import { Code, defineProtoService, grpcError, ProtobufSerialization } from '@weft/serialization-protobuf';
 import { createTestApp } from '@weft/test-utils';
 
 import { EchoMessageSchema, Greeter, HelloReplySchema, HelloRequestSchema, Mood, type EchoMessage, type HelloReply, type HelloRequest } from '../example/gen/weft/example/v1/greeter_pb.js';
@@ -113,11 +113,13 @@ describe('ProtobufSerialization', () => {
   it('encodes and decodes google.rpc.Status with Any details', () => {
     const detail = anyPack(StringValueSchema, create(StringValueSchema, { value: 'why' }));
     const bytes = protobuf.encodeStatus({ code: Code.NOT_FOUND, message: 'no user 42', details: [detail, 'not an Any'] });
-    const status = fromBinary(StatusSchema, bytes);
-    expect(status.code).toBe(5);
-    expect(status.message).toBe('no user 42');
-    expect(status.details).toHaveLength(1);
+    // google.rpc.Status on the wire: code = 1 (varint), message = 2, details = 3 (the one Any; the string is dropped).
+    const message = Buffer.from('no user 42');
+    expect(Buffer.from(bytes.subarray(0, 4 + message.length))).toEqual(Buffer.concat([Buffer.from([0x08, 5, 0x12, message.length]), message]));
+    expect(bytes[4 + message.length]).toBe(0x1a);
     const decoded = protobuf.decodeStatus(bytes);
+    expect(decoded.message).toBe('no user 42');
+    expect(decoded.details).toHaveLength(1);
     expect(decoded.code).toBe(5);
     expect(anyUnpack(decoded.details[0] as typeof detail, StringValueSchema)?.value).toBe('why');
     expect(() => protobuf.decodeStatus(new Uint8Array([0xff]))).toThrow(/^protobuf: cannot decode google\.rpc\.Status: /);
