@@ -163,3 +163,31 @@ describe('the protobuf extension', () => {
     }
   });
 });
+
+describe('a proto service over injvm', () => {
+  it('copies messages (bigint, bytes, nested) through the protobuf serialization, not JSON', async () => {
+    const testApp = createTestApp(['@weft/core', '@weft/cluster', '@weft/serialization-protobuf'], { prefix: 'weft-protobuf-injvm' });
+    const app = await WeftApplication.start({ root: testApp.root, name: 'protobuf-injvm' });
+    try {
+      const received: EchoMessage[] = [];
+      await app.export(GreeterService, {
+        sayHello: (request) => ({ message: `Hello, ${request.name}!` }),
+        echo: (message) => {
+          received.push(message);
+          return message;
+        },
+      });
+      const greeter = await app.refer(GreeterService);
+      expect((await greeter.sayHello({ name: 'ann' })).message).toBe('Hello, ann!');
+      const sent = create(EchoMessageSchema, { big: 2n ** 60n, blob: new Uint8Array([1, 2]), nested: { name: 'n' } });
+      const reply = await greeter.echo(sent);
+      expect(reply).toEqual(sent);
+      expect(reply).not.toBe(sent);
+      expect(received[0]).not.toBe(sent);
+      expect(reply.big).toBe(2n ** 60n);
+    } finally {
+      await app.shutdown({ timeout: 1000 });
+      testApp.cleanup();
+    }
+  });
+});

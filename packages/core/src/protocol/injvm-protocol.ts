@@ -98,9 +98,12 @@ class SerializingCopier implements Copier {
   }
 
   result(result: Result, invocation: Invocation): Result {
+    const method = invocation.method;
     const copy = result.hasException()
-      ? Result.ofException(errorFromData(this.serialization.copy(errorToData(result.exception)) as never, invocation.method?.throws))
-      : Result.of(realize(this.serialization.copy(result.value), invocation.method?.returns, `result of ${invocation.methodName}`));
+      ? Result.ofException(errorFromData(this.serialization.copy(errorToData(result.exception)) as never, method?.throws))
+      : method?.idl !== undefined
+        ? Result.of(this.serialization.copy(result.value)) // an IDL message: copied as a whole, no declared type to realise
+        : Result.of(realize(this.serialization.copy(result.value), method?.returns, `result of ${invocation.methodName}`));
     if (result.hasAttachments()) for (const [key, value] of result.getAttachments()) copy.setAttachment(key, value);
     return copy;
   }
@@ -182,7 +185,8 @@ class InjvmInvoker extends AbstractInvoker {
  * @remarks
  * Extension `injvm` of `weft.rpc.Protocol` (the default protocol). Calls behave as remote ones do: arguments,
  * results and business errors are **copied** through the codec named by the URL key `serialization` (default
- * `json`) and realised against the method's declared types, so a service behaves the same in-process and over
+ * `json`; for an IDL service, the `IdlSerialization` its methods name) and realised against the method's declared
+ * types, so a service behaves the same in-process and over
  * the network; timeouts, deadlines and cancellation apply as for any consumer invoker. `copy=false` on the
  * reference URL (for that reference) or on the export URL (for every caller of that provider) opts out:
  * arguments, results and business errors are passed by reference (zero-copy). Exporters are
@@ -225,7 +229,9 @@ export class InjvmProtocol extends Protocol {
 
   async refer(service: ServiceDefinition, url: URL): Promise<Invoker> {
     const copy = url.getParameter('copy', true);
-    const copier = copy ? new SerializingCopier(this.serializations.getExtension(url.getParameter('serialization', 'json'))) : undefined;
+    // An IDL (protobuf) service is copied by its IDL serialization (messages hold bigints and bytes JSON would lose).
+    const idl = [...service.methodDescriptors.values()].find((m) => m.idl !== undefined)?.idl?.serialization;
+    const copier = copy ? new SerializingCopier(this.serializations.getExtension(idl ?? url.getParameter('serialization', 'json'))) : undefined;
     return new InjvmInvoker(service, url, this.exporters, copier);
   }
 
