@@ -422,3 +422,18 @@ describe('Weft protobuf consumer → Weft provider', () => {
     expect(error.message).toContain('echo() is an IDL method: it takes exactly one request message, but 2 arguments were passed');
   });
 });
+
+describe('an IDL service without its serialization installed', () => {
+  const bare = new Harness(BASE_PACKAGES);
+  afterEach(() => bare.close());
+
+  it('fails the export and the refer, naming the serialization, what is available and the package to install', async () => {
+    const app = await bare.start('no-protobuf');
+    const port = await freePort();
+    const expected =
+      'weft.interop.v1.Interop is an IDL service encoded by the "protobuf" serialization, but no weft.rpc.Serialization ' +
+      'extension "protobuf" is installed (available: json). Install the package that provides it (for protobuf: npm install @weft/serialization-protobuf).';
+    await expect(app.export(Interop, impl, { protocol: 'tri', port })).rejects.toThrow(expected);
+    await expect(app.refer(Interop, { url: `tri://127.0.0.1:${port}`, check: false })).rejects.toThrow(expected);
+  });
+});
