@@ -21,6 +21,12 @@ if (!existsSync('/usr/share/java/zookeeper.jar')) {
   if (zk.status !== 0) console.error('[weft] could not install ZooKeeper: its integration tests will fail.');
 }
 
+// tri's interop tests run Python's grpcio (gRPC's C core) as a client and a server: install it if missing.
+if (['python3', '/usr/bin/python3'].every((py) => spawnSync(py, ['-c', 'import grpc'], { stdio: 'ignore' }).status !== 0)) {
+  const grpcio = spawnSync('bash', [join(root, 'scripts', 'install-grpcio.sh')], { cwd: root, stdio: 'inherit', env });
+  if (grpcio.status !== 0) console.error('[weft] could not install python3-grpcio: its interop tests will fail.');
+}
+
 const outDir = join(root, '.weft-tmp');
 mkdirSync(outDir, { recursive: true });
 const report = join(outDir, 'vitest-report.json');

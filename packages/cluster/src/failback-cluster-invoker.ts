@@ -110,7 +110,7 @@ export class FailbackClusterInvoker extends AbstractClusterInvoker {
 
   private onFailure(invocation: Invocation, loadBalance: LoadBalance, invoker: Invoker | undefined, error: unknown): Result {
     const rpcError = RpcError.from(error);
-    if (rpcError.isBiz) throw rpcError;
+    if (rpcError.isBiz || !rpcError.retryable) throw rpcError;
     this.log(
       'error',
       `Failback to invoke method ${invocation.getMethodName()}, wait for retry in background. Ignored exception: ${
@@ -192,7 +192,7 @@ export class FailbackClusterInvoker extends AbstractClusterInvoker {
     if (task.cancelled) return;
     task.retried++;
     const method = task.invocation.getMethodName();
-    if (error.isBiz || task.retried >= task.retries) {
+    if (error.isBiz || !error.retryable || task.retried >= task.retries) {
       this.remove(task);
       this.log(
         'error',

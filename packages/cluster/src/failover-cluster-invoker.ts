@@ -24,13 +24,15 @@ interface FailoverState {
  * attachment on the invocation overrides it for this call and is removed; a result ≤ 0 means one attempt.
  * Before each retry the providers are listed again (a destroyed invoker or an empty list rejects at once) and
  * the providers already tried are excluded when others are available. A rejection with a business `RpcError`
- * (`isBiz`) is rethrown at once; an error carried by a resolved `Result` — a business error, or a framework
- * `RpcError` the provider passed on (its own downstream call's timeout) — is simply returned (as Dubbo retries
- * only thrown `RpcException`s; fail mock degrades the latter) — none is ever retried. Any other rejection (or synchronous throw) counts as a failed attempt; non-`RpcError` values
- * are mapped with `RpcError.from`. When every attempt failed, rejects with an `RpcError` carrying the last
- * error's code and cause, whose message reads `Failed to invoke the method <m> in the service <iface>. Tried
- * <n> times of the providers [<addresses>] (<failed>/<listed>) from the registry <address> on the consumer
- * <host>. Last error is: <message>`. A success after failures logs a warning.
+ * (`isBiz`), or with one its protocol marked final (`retryable: false`, e.g. tri's gRPC `NOT_FOUND` or
+ * `INVALID_ARGUMENT`), is rethrown at once; an error carried by a resolved `Result` — a business error, or a
+ * framework `RpcError` the provider passed on (its own downstream call's timeout) — is simply returned (Dubbo
+ * retries only thrown `RpcException`s; fail mock degrades the latter): none is ever retried. Any other rejection
+ * (or synchronous throw) counts as a failed attempt; non-`RpcError` values are mapped with `RpcError.from`. When
+ * every attempt failed, rejects with an `RpcError` carrying the last error's code, `grpcStatus`, `details` and
+ * cause, whose message reads `Failed to invoke the method <m> in the service <iface>. Tried <n> times of the
+ * providers [<addresses>] (<failed>/<listed>) from the registry <address> on the consumer <host>. Last error is:
+ * <message>`. A success after failures logs a warning.
  *
  * Unlike Dubbo, failures are seen whichever way they arrive (rejected promise or synchronous throw), so retries
  * also cover asynchronous failures (Dubbo flaw: only synchronous throws are retried). The success path
@@ -101,7 +103,7 @@ export class FailoverClusterInvoker extends AbstractClusterInvoker {
   private onFailure(state: FailoverState, invoker: Invoker, error: unknown): Result | Promise<Result> {
     try {
       const rpcError = RpcError.from(error);
-      if (rpcError.isBiz) throw rpcError;
+      if (rpcError.isBiz || !rpcError.retryable) throw rpcError;
       state.failed.add(invoker.getUrl().getAddress());
       state.last = rpcError;
       if (state.attempt >= state.attempts) throw this.exhausted(state, rpcError);
@@ -136,7 +138,7 @@ export class FailoverClusterInvoker extends AbstractClusterInvoker {
         `Tried ${state.attempts} times of the providers [${[...state.failed].join(', ')}] ` +
         `(${state.failed.size}/${state.invokers.length}) from the registry ${this.registryAddress()} ` +
         `on the consumer ${this.consumerHost()}. Last error is: ${last.message}`,
-      { cause: last }
+      { cause: last, grpcStatus: last.grpcStatus, details: last.details }
     );
   }
 

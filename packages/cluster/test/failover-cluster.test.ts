@@ -141,6 +141,23 @@ describe('failover', () => {
     expect(calls(list)).toEqual([1, 0, 0]);
   });
 
+  it('rethrows an error its protocol marked final (retryable: false) at once; the exhausted error keeps grpcStatus', async () => {
+    const final = new RpcError(RpcErrorCode.UNKNOWN, 'no user 42', { grpcStatus: 5, retryable: false });
+    const list = firstPicked(3, () => Promise.reject(final));
+    const error = await rejectionOf(failover(new MutableDirectory(list)).invoke(invocation()));
+    expect(error).toBe(final);
+    expect(calls(list)).toEqual([1, 0, 0]);
+
+    const details = [{ typeUrl: 'type.googleapis.com/google.protobuf.StringValue' }];
+    const unavailable = new RpcError(RpcErrorCode.NETWORK, 'try elsewhere', { grpcStatus: 14, details });
+    const retried = firstPicked(3, () => Promise.reject(unavailable));
+    const exhausted = (await rejectionOf(failover(new MutableDirectory(retried)).invoke(invocation()))) as RpcError;
+    expect(calls(retried)).toEqual([1, 1, 1]);
+    expect(exhausted.message).toContain('Tried 3 times');
+    expect(exhausted.grpcStatus).toBe(14);
+    expect(exhausted.details).toBe(details);
+  });
+
   it('returns a result carrying a business error as is, never retrying it', async () => {
     const bizError = new Error('no funds');
     const list = firstPicked(3, bizResult(bizError));

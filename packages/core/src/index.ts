@@ -26,6 +26,9 @@ export {
   defineService,
   ServiceDefinition,
   type ArgsOf,
+  type IdlMethod,
+  type ImplArgsOf,
+  type ImplReturnOf,
   type MethodDescriptor,
   type MethodSpec,
   type ReturnOf,
@@ -42,6 +45,7 @@ export { Directory } from './cluster/directory.js';
 export { StaticDirectory } from './cluster/static-directory.js';
 export { LoadBalance } from './cluster/load-balance.js';
 export { Serialization } from './serialization/serialization.js';
+export { IdlSerialization, type IdlStatus } from './serialization/idl-serialization.js';
 export { JsonSerialization } from './serialization/json-serialization.js';
 export { realize, describeType } from './service/realize.js';
 export { errorFromData, errorToData, type ErrorData } from './service/error-data.js';

@@ -195,29 +195,31 @@ export function grpcToHttpStatus(status: number): number {
 
 const HEX = '0123456789ABCDEF';
 
-/** Whether a UTF-16 code unit may stay literal in `grpc-message`: printable ASCII except `%` and `+`. */
-function isLiteral(c: number): boolean {
-  return c >= 0x20 && c <= 0x7e && c !== 0x25 /* % */ && c !== 0x2b /* + */;
+/** Whether a UTF-16 code unit may stay literal in `grpc-message`: printable ASCII except `%` (and `+` unless kept). */
+function isLiteral(c: number, keepPlus: boolean): boolean {
+  return c >= 0x20 && c <= 0x7e && c !== 0x25 /* % */ && (keepPlus || c !== 0x2b) /* + */;
 }
 
 /**
  * Percent-encodes a `grpc-message` value: UTF-8 bytes outside printable ASCII, and `%` and `+`, become `%XX`.
  *
  * @remarks gRPC's rule, plus `+`: Dubbo's Java client decodes with Netty's `QueryStringDecoder`, which turns a
- * literal `+` into a space. Returns the input itself when nothing needs encoding.
+ * literal `+` into a space. `keepPlus` (IDL methods, whose status Java clients read from
+ * `grpc-status-details-bin` instead) follows gRPC's rule exactly, since grpc-js decodes with `decodeURI`, which
+ * leaves `%2B` as is. Returns the input itself when nothing needs encoding.
  * @example
  * ```ts
  * encodeGrpcMessage('50% off + tax: ✓'); // '50%25 off %2B tax: %E2%9C%93'
  * ```
  */
-export function encodeGrpcMessage(message: string): string {
+export function encodeGrpcMessage(message: string, keepPlus = false): string {
   let i = 0;
-  while (i < message.length && isLiteral(message.charCodeAt(i))) i++;
+  while (i < message.length && isLiteral(message.charCodeAt(i), keepPlus)) i++;
   if (i === message.length) return message;
   let out = message.slice(0, i);
   const bytes = Buffer.from(message.slice(i), 'utf8');
   for (const b of bytes) {
-    out += isLiteral(b) ? String.fromCharCode(b) : `%${HEX[b >> 4]}${HEX[b & 15]}`;
+    out += isLiteral(b, keepPlus) ? String.fromCharCode(b) : `%${HEX[b >> 4]}${HEX[b & 15]}`;
   }
   return out;
 }

@@ -5,6 +5,7 @@ import {
   RpcError,
   RpcErrorCode,
   type ErrorData,
+  type IdlStatus,
   type MethodDescriptor,
   type Serialization,
   type ServiceDefinition,
@@ -61,6 +62,10 @@ export interface TripleCodec {
    * declaration fails there (`ERR_SPI_INVALID_PARAMETER`) rather than on the first call.
    */
   prepare?(service: ServiceDefinition): void;
+  /** Encodes a `google.rpc.Status` for `grpc-status-details-bin` (IDL codecs only). */
+  encodeStatus?(status: IdlStatus): Uint8Array;
+  /** Decodes a `grpc-status-details-bin` value (IDL codecs only). */
+  decodeStatus?(bytes: Uint8Array): IdlStatus;
 }
 
 /** Parameter types whose values travel as JSON arrays (so `[[…]]` vs `[…]` needs care for one-parameter methods). */

@@ -64,7 +64,10 @@ export interface TripleExporterInit {
   readonly path: string;
   readonly service: ServiceDefinition | undefined;
   readonly methods: ReadonlyMap<string, ServerMethod>;
-  readonly codec: TripleCodec;
+  /** The codecs the service answers with: the first is its default (bare `application/grpc`). */
+  readonly codecs: readonly TripleCodec[];
+  /** The codec of plain-HTTP JSON calls, when not the server's (the protobuf JSON mapping for IDL services). */
+  readonly plainCodec?: TripleCodec | undefined;
   /** Performs the unexport (unregisters, drains, destroys the invoker, closes an empty server). */
   readonly unexport: (exporter: TripleExporter) => Promise<void>;
 }
@@ -87,12 +90,17 @@ export class TripleExporter extends Exporter {
   readonly path: string;
   readonly service: ServiceDefinition | undefined;
   readonly methods: ReadonlyMap<string, ServerMethod>;
+  /** The default codec (the first of {@link TripleExporterInit.codecs}). */
   readonly codec: TripleCodec;
+  readonly codecs: readonly TripleCodec[];
+  /** The codec of plain-HTTP calls, when not the server's. */
+  readonly plainCodec: TripleCodec | undefined;
   /** Calls of this service in flight. */
   readonly inflight = new InflightCounter();
   /** Response headers for `application/grpc` requests, and for `application/grpc+<codec>` ones (built once). */
   readonly bareResponseHeaders: Readonly<Record<string, string | number>>;
   readonly typedResponseHeaders: Readonly<Record<string, string | number>>;
+  private readonly typedHeadersByCodec: ReadonlyMap<TripleCodec, Readonly<Record<string, string | number>>>;
   private readonly doUnexport: (exporter: TripleExporter) => Promise<void>;
   private unexported: Promise<void> | undefined;
 
@@ -103,10 +111,32 @@ export class TripleExporter extends Exporter {
     this.path = init.path;
     this.service = init.service;
     this.methods = init.methods;
-    this.codec = init.codec;
+    const codecs = init.codecs;
+    if (codecs.length === 0) throw new TypeError('TripleExporter: at least one codec is needed.');
+    this.codecs = codecs;
+    this.codec = codecs[0] as TripleCodec;
+    this.plainCodec = init.plainCodec;
     this.doUnexport = init.unexport;
     this.bareResponseHeaders = Object.freeze({ ':status': 200, 'content-type': 'application/grpc' });
-    this.typedResponseHeaders = Object.freeze({ ':status': 200, 'content-type': init.codec.contentType });
+    this.typedHeadersByCodec = new Map(codecs.map((c) => [c, Object.freeze({ ':status': 200, 'content-type': c.contentType })]));
+    this.typedResponseHeaders = this.typedHeadersByCodec.get(this.codec) as Readonly<Record<string, string | number>>;
+  }
+
+  /** The codec for a request's `application/grpc[+subtype]`, if the service accepts it. */
+  codecFor(subtype: string): TripleCodec | undefined {
+    const first = this.codec;
+    if (first.accepts(subtype)) return first;
+    for (let i = 1; i < this.codecs.length; i++) {
+      const codec = this.codecs[i] as TripleCodec;
+      if (codec.accepts(subtype)) return codec;
+    }
+    return undefined;
+  }
+
+  /** The response headers of a call decoded by `codec` (`typed`: echo its content type, else `application/grpc`). */
+  responseHeaders(codec: TripleCodec, typed: boolean): Readonly<Record<string, string | number>> {
+    if (!typed) return this.bareResponseHeaders;
+    return this.typedHeadersByCodec.get(codec) ?? this.typedResponseHeaders;
   }
 
   getInvoker(): Invoker {

@@ -56,6 +56,22 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
   return typeof value === 'string' ? value : Array.isArray(value) ? value[0] : undefined;
 }
 
+/**
+ * Statuses of a decoded response that another provider would answer the same way: failover does not retry them
+ * (connection failures and UNAVAILABLE are retried; see the README).
+ */
+const FINAL_STATUSES: ReadonlySet<number> = new Set([
+  GrpcStatus.INVALID_ARGUMENT,
+  GrpcStatus.NOT_FOUND,
+  GrpcStatus.ALREADY_EXISTS,
+  GrpcStatus.PERMISSION_DENIED,
+  GrpcStatus.UNAUTHENTICATED,
+  GrpcStatus.FAILED_PRECONDITION,
+  GrpcStatus.OUT_OF_RANGE,
+  GrpcStatus.UNIMPLEMENTED,
+  GrpcStatus.INTERNAL,
+]);
+
 /** Transparent retries of a stream the provider refused (REFUSED_STREAM: not processed, so safe to resend). */
 const MAX_REFUSED_RETRIES = 3;
 
@@ -158,8 +174,7 @@ class ClientCall {
     if (trailers === undefined) return;
     const status = Number(header(trailers, TripleHeaders.GRPC_STATUS));
     if (status !== GrpcStatus.OK) {
-      const message = decodeGrpcMessage(header(trailers, TripleHeaders.GRPC_MESSAGE));
-      this.fail(new RpcError(rpcErrorCodeFromWire(status, header(trailers, TripleHeaders.ERROR_CODE)), message || `${this.where()} failed with grpc-status ${status}.`));
+      this.fail(this.statusError(status, trailers));
       return;
     }
     const reader = this.reader;
@@ -182,6 +197,34 @@ class ClientCall {
       return;
     }
     this.complete(message, trailers);
+  }
+
+  /**
+   * The error of a non-OK `grpc-status`: the exact status on `grpcStatus`, the message, the `google.rpc.Status`
+   * of `grpc-status-details-bin` when the codec reads it (its code and message win, as in Dubbo's Java client), and
+   * `retryable: false` for the statuses another provider would answer the same way.
+   */
+  private statusError(wireStatus: number, trailers: IncomingHttpHeaders): RpcError {
+    let status = Number.isInteger(wireStatus) ? wireStatus : GrpcStatus.UNKNOWN;
+    let message = decodeGrpcMessage(header(trailers, TripleHeaders.GRPC_MESSAGE));
+    let details: readonly unknown[] = [];
+    const detailsBin = header(trailers, TripleHeaders.GRPC_STATUS_DETAILS);
+    const codec = this.invoker.codec;
+    if (detailsBin !== undefined && codec.decodeStatus !== undefined) {
+      try {
+        const decoded = codec.decodeStatus(Buffer.from(detailsBin, 'base64'));
+        status = decoded.code;
+        if (decoded.message !== '') message = decoded.message;
+        details = decoded.details;
+      } catch {
+        // Unreadable details: the grpc-status and grpc-message stand.
+      }
+    }
+    return new RpcError(rpcErrorCodeFromWire(status, header(trailers, TripleHeaders.ERROR_CODE)), message || `${this.where()} failed with grpc-status ${status}.`, {
+      grpcStatus: status,
+      details,
+      retryable: !FINAL_STATUSES.has(status),
+    });
   }
 
   /** The stream closed: release the session, and settle if the response never completed. */
@@ -440,10 +483,12 @@ export class TripleInvoker extends AbstractInvoker {
   private methodOf(name: string): ClientMethod {
     let method = this.clientMethods.get(name);
     if (method === undefined) {
-      const headers = { ...this.baseHeaders, ':path': `/${this.url.path || this.service.name}/${name}` };
+      const descriptor = this.service.getMethod(name);
+      // An IDL method travels under its IDL name (`SayHello`), as gRPC peers expect.
+      const headers = { ...this.baseHeaders, ':path': `/${this.url.path || this.service.name}/${descriptor?.idl?.name ?? name}` };
       method = {
         name,
-        descriptor: this.service.getMethod(name),
+        descriptor,
         headers,
         timedHeaders: { ...headers, [TripleHeaders.GRPC_TIMEOUT]: '' },
       };

@@ -89,6 +89,8 @@ export const TripleHeaders = {
   REST_SERVICE_VERSION: 'rest-service-version',
   GRPC_STATUS: 'grpc-status',
   GRPC_MESSAGE: 'grpc-message',
+  /** A base64 `google.rpc.Status` (IDL services). */
+  GRPC_STATUS_DETAILS: 'grpc-status-details-bin',
   GRPC_TIMEOUT: 'grpc-timeout',
   GRPC_ENCODING: 'grpc-encoding',
   GRPC_ACCEPT_ENCODING: 'grpc-accept-encoding',

@@ -1,6 +1,7 @@
 import {
   ExtensionError,
   ExtensionErrorCode,
+  IdlSerialization,
   Inject,
   InjectLoader,
   Logger,
@@ -15,6 +16,7 @@ import {
 } from '@weft/core/spi';
 
 import { TripleConnectionPool } from './connection-pool.js';
+import { IdlCodec, type IdlFormat } from './idl-codec.js';
 import { SerializationCodec, type TripleCodec } from './triple-codec.js';
 import { TripleExporter, type ServerMethod } from './triple-exporter.js';
 import { TripleInvoker } from './triple-invoker.js';
@@ -74,9 +76,10 @@ export class TripleProtocol extends Protocol {
     if (key === undefined || url.path === '') {
       throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `Cannot export ${url.toString()} over tri: it names no service.`);
     }
-    const codec = this.codecOf(url);
     const service = invoker.getService();
-    if (service !== undefined) codec.prepare?.(service);
+    const idl = idlSerializationOf(service);
+    const codecs = idl === undefined ? [this.codecOf(url)] : [this.idlCodecOf(url, idl, 'binary'), this.idlCodecOf(url, idl, 'json')];
+    if (service !== undefined) for (const codec of codecs) codec.prepare?.(service);
     const server = await this.serverFor(url);
     const exporter = new TripleExporter({
       invoker,
@@ -84,7 +87,8 @@ export class TripleProtocol extends Protocol {
       path: url.path,
       service,
       methods: methodsOf(url, service),
-      codec,
+      codecs,
+      plainCodec: idl === undefined ? undefined : codecs[1],
       unexport: (e) => this.unexport(e, server),
     });
     try {
@@ -98,7 +102,8 @@ export class TripleProtocol extends Protocol {
 
   async refer(service: ServiceDefinition, url: URL): Promise<Invoker> {
     this.assertAlive();
-    const codec = this.codecOf(url);
+    const idl = idlSerializationOf(service);
+    const codec = idl === undefined ? this.codecOf(url) : this.idlCodecOf(url, idl, idlFormatOf(url, idl));
     codec.prepare?.(service);
     const pool = this.poolFor(url);
     const invoker = new TripleInvoker({
@@ -142,6 +147,35 @@ export class TripleProtocol extends Protocol {
       codec = new SerializationCodec(this.serializations.getExtension(name));
       this.codecs.set(name, codec);
     }
+    return codec;
+  }
+
+  /**
+   * The codec of an IDL service: its methods' `IdlSerialization` (looked up by name, never imported) in one format,
+   * with the URL's JSON codec for non-IDL methods (`$echo`).
+   */
+  private idlCodecOf(url: URL, name: string, format: IdlFormat): IdlCodec {
+    const key = `idl:${name}:${format}`;
+    const cached = this.codecs.get(key);
+    if (cached !== undefined) return cached as IdlCodec;
+    const where = url.getServiceKey() ?? url.path;
+    if (!this.serializations.hasExtension(name)) {
+      throw new ExtensionError(
+        ExtensionErrorCode.INVALID_PARAMETER,
+        `${where} is an IDL service encoded by the "${name}" serialization, but no weft.rpc.Serialization extension ` +
+          `"${name}" is installed (available: ${this.serializations.getSupportedExtensions().join(', ')}). ` +
+          `Install the package that provides it (for protobuf: npm install @weft/serialization-protobuf).`,
+      );
+    }
+    const serialization = this.serializations.getExtension(name);
+    if (!(serialization instanceof IdlSerialization)) {
+      throw new ExtensionError(
+        ExtensionErrorCode.INVALID_PARAMETER,
+        `${where}: the "${name}" serialization cannot encode IDL messages (it is not an IdlSerialization).`,
+      );
+    }
+    const codec = new IdlCodec(name, serialization, format, this.codecOf(url.removeParameter(TripleKeys.SERIALIZATION)));
+    this.codecs.set(key, codec);
     return codec;
   }
 
@@ -216,6 +250,28 @@ function serverOptions(url: URL): TripleServerOptions {
     shutdownTimeout: url.getPositiveParameter(TripleKeys.SHUTDOWN_TIMEOUT, TripleDefaults.SHUTDOWN_TIMEOUT),
     sniffTimeout: url.getPositiveParameter(TripleKeys.SNIFF_TIMEOUT, TripleDefaults.SNIFF_TIMEOUT),
   };
+}
+
+/** The `IdlSerialization` name of an IDL service (the first IDL method's), or `undefined` for other services. */
+function idlSerializationOf(service: ServiceDefinition | undefined): string | undefined {
+  if (service === undefined) return undefined;
+  for (const descriptor of service.methodDescriptors.values()) if (descriptor.idl !== undefined) return descriptor.idl.serialization;
+  return undefined;
+}
+
+/**
+ * The wire format a consumer of an IDL service sends: binary protobuf (`application/grpc+proto`) unless the URL
+ * says `serialization=json` (the protobuf JSON mapping, `application/grpc+json`).
+ */
+function idlFormatOf(url: URL, idl: string): IdlFormat {
+  const named = url.getParameter(TripleKeys.SERIALIZATION);
+  if (named === undefined || named === idl) return 'binary';
+  if (named === 'json') return 'json';
+  throw new ExtensionError(
+    ExtensionErrorCode.INVALID_PARAMETER,
+    `${url.getServiceKey() ?? url.path}: serialization=${named} cannot carry an IDL service; use serialization=${idl} (binary, the default) ` +
+      'or serialization=json (the protobuf JSON mapping).',
+  );
 }
 
 /** The methods a service answers: from its definition, else the URL's `methods` list (types unknown). */

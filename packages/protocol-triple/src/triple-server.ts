@@ -157,6 +157,7 @@ class GrpcServerCall {
     private readonly headers: IncomingHttpHeaders,
     private readonly exporter: TripleExporter,
     private readonly method: ServerMethod,
+    private readonly codec: TripleCodec,
     private readonly typedContentType: boolean,
     private readonly encoding: string | undefined,
     private readonly deadline: number | undefined,
@@ -218,7 +219,7 @@ class GrpcServerCall {
     const exporter = this.exporter;
     let args: unknown[];
     try {
-      args = exporter.codec.decodeArguments(bytes, this.method.descriptor);
+      args = this.codec.decodeArguments(bytes, this.method.descriptor);
     } catch (error) {
       this.fail(error);
       return;
@@ -253,16 +254,21 @@ class GrpcServerCall {
       return;
     }
     const descriptor = this.method.descriptor;
+    if (result.hasException() && descriptor?.idl !== undefined) {
+      // §A.8.2: an IDL method's business error is a non-OK grpc-status (with google.rpc.Status details), not a body.
+      this.failIdl(result.exception);
+      return;
+    }
     let payload: Uint8Array;
-    let headers = this.typedContentType ? this.exporter.typedResponseHeaders : this.exporter.bareResponseHeaders;
+    let headers = this.exporter.responseHeaders(this.codec, this.typedContentType);
     try {
       if (result.hasException()) {
         const exception = result.exception;
         const status = exception instanceof RpcError ? grpcStatusOf(exception.code) : GrpcStatus.UNKNOWN;
         headers = { ...headers, [TripleHeaders.EXCEPTION_CODE]: String(status === GrpcStatus.UNKNOWN ? BIZ_EXCEPTION_CODE : status) };
-        payload = this.exporter.codec.encodeException(exception, descriptor);
+        payload = this.codec.encodeException(exception, descriptor);
       } else {
-        payload = this.exporter.codec.encodeResult(result.value, descriptor);
+        payload = this.codec.encodeResult(result.value, descriptor);
       }
       if (result.hasAttachments()) {
         const trailers: Record<string, string> = { [TripleHeaders.GRPC_STATUS]: '0' };
@@ -299,8 +305,34 @@ class GrpcServerCall {
 
   /** Answers a framework failure with its grpc-status (and Weft's exact code). */
   private fail(error: unknown): void {
+    if (this.method.descriptor?.idl !== undefined) {
+      this.failIdl(error);
+      return;
+    }
     const rpc = RpcError.from(error);
-    this.respondStatus(grpcStatusOf(rpc.code), rpc.message, rpc.code);
+    this.respondStatus(rpc.grpcStatus ?? grpcStatusOf(rpc.code), rpc.message, rpc.code);
+  }
+
+  /**
+   * Answers an IDL method's failure: the exact status of an `RpcError` carrying one (`grpcError()`), else its
+   * code's status, else UNKNOWN for a business error (code `biz`); the message; and a `google.rpc.Status` with the
+   * error's details in `grpc-status-details-bin`.
+   */
+  private failIdl(error: unknown): void {
+    const rpc = error instanceof RpcError ? error : undefined;
+    const status = rpc === undefined ? GrpcStatus.UNKNOWN : (rpc.grpcStatus ?? grpcStatusOf(rpc.code));
+    const message = rpc?.message ?? (error instanceof Error ? error.message : String(error));
+    let extra: Record<string, string> = {};
+    const codec = this.codec;
+    if (codec.encodeStatus !== undefined) {
+      try {
+        const details = Buffer.from(codec.encodeStatus({ code: status, message, details: rpc?.details ?? [] }));
+        extra = { [TripleHeaders.GRPC_STATUS_DETAILS]: details.toString('base64').replace(/=+$/, '') };
+      } catch {
+        // Details that cannot be encoded: the status and message still go out.
+      }
+    }
+    this.respondStatus(status, message, rpc?.code ?? RpcErrorCode.BIZ, extra);
   }
 
   /** Refuses a malformed or oversized request: answers and resets the stream so the rest is not uploaded. */
@@ -311,22 +343,34 @@ class GrpcServerCall {
     if (!stream.destroyed && !stream.readableEnded) stream.close(NGHTTP2_NO_ERROR);
   }
 
-  private respondStatus(status: GrpcStatus, message: string, weftCode?: string): void {
+  private respondStatus(status: number, message: string, weftCode?: string, extra?: Readonly<Record<string, string>>): void {
     if (this.invocation === undefined) this.finish();
     if (this.answered) return;
     this.answered = true;
-    respondGrpcStatus(this.stream, this.typedContentType ? this.exporter.codec.contentType : 'application/grpc', status, message, weftCode);
+    respondGrpcStatus(this.stream, this.typedContentType ? this.codec.contentType : 'application/grpc', status, message, weftCode, extra);
   }
 }
 
-/** A trailers-only gRPC response (`:status 200`, as gRPC does; the status and a percent-encoded message). */
-function respondGrpcStatus(stream: ServerHttp2Stream, contentType: string, status: GrpcStatus, message: string, weftCode?: string): void {
+/**
+ * A trailers-only gRPC response (`:status 200`, as gRPC does; the status and a percent-encoded message). `idl` are
+ * the extra headers of an IDL method's failure (`grpc-status-details-bin`); given, `grpc-message` is encoded by
+ * gRPC's rule exactly (a literal `+`, see `encodeGrpcMessage`).
+ */
+function respondGrpcStatus(
+  stream: ServerHttp2Stream,
+  contentType: string,
+  status: number,
+  message: string,
+  weftCode?: string,
+  idl?: Readonly<Record<string, string>>,
+): void {
   if (stream.destroyed || stream.headersSent) return;
   const headers: Record<string, string | number> = {
     ':status': 200,
     'content-type': contentType,
     [TripleHeaders.GRPC_STATUS]: String(status),
-    [TripleHeaders.GRPC_MESSAGE]: encodeGrpcMessage(message),
+    [TripleHeaders.GRPC_MESSAGE]: encodeGrpcMessage(message, idl !== undefined),
+    ...idl,
   };
   if (weftCode !== undefined) headers[TripleHeaders.ERROR_CODE] = weftCode;
   if (status === GrpcStatus.UNIMPLEMENTED) headers[TripleHeaders.GRPC_ACCEPT_ENCODING] = ACCEPT_ENCODING;
@@ -734,13 +778,14 @@ export class TripleServer {
       closeIfUploading(stream);
       return;
     }
-    if (!exporter.codec.accepts(subtype)) {
+    const codec = exporter.codecFor(subtype);
+    if (codec === undefined) {
       respondGrpcStatus(
         stream,
         contentType,
         GrpcStatus.UNKNOWN,
         `Unsupported Media Type '${contentType}': ${exporter.key} is exported with serialization "${exporter.codec.name}" ` +
-          `(send application/grpc or ${exporter.codec.contentType}).`,
+          `(send application/grpc or ${exporter.codecs.map((c) => c.contentType).join(' or ')}).`,
       );
       closeIfUploading(stream);
       return;
@@ -752,7 +797,7 @@ export class TripleServer {
       return;
     }
     const timeout = parseGrpcTimeout(headerString(headers, TripleHeaders.GRPC_TIMEOUT));
-    new GrpcServerCall(this, stream, headers, exporter, method, typed, encoding, timeout === undefined ? undefined : Date.now() + timeout);
+    new GrpcServerCall(this, stream, headers, exporter, method, codec, typed, encoding, timeout === undefined ? undefined : Date.now() + timeout);
   }
 
   // -------------------------------------------------------------------------------------------------------------
@@ -825,7 +870,7 @@ export class TripleServer {
     }
     let args: unknown[];
     try {
-      args = this.plainCodec.bindArguments(body, method.descriptor);
+      args = (exporter.plainCodec ?? this.plainCodec).bindArguments(body, method.descriptor);
     } catch (error) {
       throw new PlainHttpError(400, error instanceof Error ? error.message : String(error));
     }
@@ -847,12 +892,12 @@ export class TripleServer {
     }
     if (result.hasException()) {
       const exception = result.exception;
-      const status = exception instanceof RpcError ? grpcToHttpStatus(grpcStatusOf(exception.code)) : 500;
+      const status = exception instanceof RpcError ? grpcToHttpStatus(exception.grpcStatus ?? grpcStatusOf(exception.code)) : 500;
       throw new PlainHttpError(status, exception instanceof Error ? exception.message : String(exception));
     }
     let text: string;
     try {
-      text = Buffer.from(this.plainCodec.encodeResult(result.value, method.descriptor)).toString('utf8');
+      text = Buffer.from((exporter.plainCodec ?? this.plainCodec).encodeResult(result.value, method.descriptor)).toString('utf8');
     } catch (error) {
       throw toPlainError(error);
     }
@@ -892,7 +937,7 @@ function closeIfUploading(stream: ServerHttp2Stream): void {
 
 function toPlainError(error: unknown): PlainHttpError {
   const rpc = RpcError.from(error);
-  return new PlainHttpError(grpcToHttpStatus(grpcStatusOf(rpc.code)), rpc.message, rpc.code);
+  return new PlainHttpError(grpcToHttpStatus(rpc.grpcStatus ?? grpcStatusOf(rpc.code)), rpc.message, rpc.code);
 }
 
 function respondPlainError(exchange: PlainExchange, error: PlainHttpError): void {

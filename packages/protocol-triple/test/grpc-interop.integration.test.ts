@@ -284,10 +284,15 @@ describe('Weft consumer → grpc-js server', () => {
     };
     const denied = await codeOf(greeter.sayHello('x'));
     expect(denied.code).toBe(RpcErrorCode.FORBIDDEN);
-    expect(denied.message).toContain('Last error is: sayHello failed: 50% ✓ a+b');
+    // PERMISSION_DENIED is final: the cluster rethrows it as is (no "Failed to invoke … Last error is:" wrapper).
+    expect(denied.message).toBe('sayHello failed: 50% ✓ a+b');
+    expect(denied.grpcStatus).toBe(grpc.status.PERMISSION_DENIED);
+    expect(denied.retryable).toBe(false);
     expect((await codeOf(greeter.add(1, 2))).code).toBe(RpcErrorCode.NETWORK);
     expect((await codeOf(greeter.later(new Date()))).code).toBe(RpcErrorCode.TIMEOUT);
-    expect((await codeOf(greeter.join(['a']))).code).toBe(RpcErrorCode.UNKNOWN);
+    const notFound = await codeOf(greeter.join(['a']));
+    expect(notFound.code).toBe(RpcErrorCode.UNKNOWN);
+    expect(notFound.grpcStatus).toBe(grpc.status.NOT_FOUND);
     expect((await codeOf(greeter.crash('x'))).code).toBe(RpcErrorCode.UNKNOWN);
     expect((await codeOf(greeter.nothing())).code).toBe(RpcErrorCode.LIMIT_EXCEEDED);
     expect((await codeOf(greeter.sleep(1))).code).toBe(RpcErrorCode.AUTHORIZATION);

@@ -112,6 +112,8 @@ describe('grpc-message percent-encoding', () => {
   it('keeps printable ASCII, and encodes %, + and non-ASCII as UTF-8 %XX', () => {
     expect(encodeGrpcMessage('plain message: (ok) [1/2]')).toBe('plain message: (ok) [1/2]');
     expect(encodeGrpcMessage('50% off + tax')).toBe('50%25 off %2B tax');
+    // IDL methods: gRPC's rule exactly (grpc-js decodes with decodeURI, which would leave %2B as is).
+    expect(encodeGrpcMessage('50% off + tax: ✓', true)).toBe('50%25 off + tax: %E2%9C%93');
     expect(encodeGrpcMessage('naïve ✓')).toBe('na%C3%AFve %E2%9C%93');
     expect(encodeGrpcMessage('line\nbreak\ttab')).toBe('line%0Abreak%09tab');
     expect(encodeGrpcMessage('emoji 😀')).toBe('emoji %F0%9F%98%80');

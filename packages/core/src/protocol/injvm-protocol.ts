@@ -98,7 +98,7 @@ class SerializingCopier implements Copier {
   args(invocation: Invocation): unknown[] {
     const copied = this.serialization.copy(invocation.args) as unknown[];
     const method = invocation.method;
-    return method === undefined ? copied : this.realizer.method(method).args(copied);
+    return method === undefined || method.idl !== undefined ? copied : this.realizer.method(method).args(copied);
   }
 
   result(result: Result, invocation: Invocation): Result {
@@ -108,7 +108,8 @@ class SerializingCopier implements Copier {
       copy = Result.ofException(errorFromData(this.serialization.copy(errorToData(result.exception)) as never, method?.throws));
     } else {
       const value = this.serialization.copy(result.value);
-      copy = Result.of(method === undefined ? value : this.realizer.method(method).result(value));
+      // An IDL message is copied as a whole by its IDL serialization: there is no declared type to realise.
+      copy = Result.of(method === undefined || method.idl !== undefined ? value : this.realizer.method(method).result(value));
     }
     if (result.hasAttachments()) for (const [key, value] of result.getAttachments()) copy.setAttachment(key, value);
     return copy;
@@ -191,7 +192,8 @@ class InjvmInvoker extends AbstractInvoker {
  * @remarks
  * Extension `injvm` of `weft.rpc.Protocol` (the default protocol). Calls behave as remote ones do: arguments,
  * results and business errors are **copied** through the codec named by the URL key `serialization` (default
- * `json`) and realised against the method's declared types, so a service behaves the same in-process and over
+ * `json`; for an IDL service, the `IdlSerialization` its methods name) and realised against the method's declared
+ * types, so a service behaves the same in-process and over
  * the network; timeouts, deadlines and cancellation apply as for any consumer invoker. `copy=false` on the
  * reference URL (for that reference) or on the export URL (for every caller of that provider) opts out:
  * arguments, results and business errors are passed by reference (zero-copy). Exporters are
@@ -235,9 +237,11 @@ export class InjvmProtocol extends Protocol {
 
   async refer(service: ServiceDefinition, url: URL): Promise<Invoker> {
     const copy = url.getParameter('copy', true);
-    const copier = copy ? new SerializingCopier(this.serializations.getExtension(url.getParameter('serialization', 'json')), this.realizer) : undefined;
+    // An IDL (protobuf) service is copied by its IDL serialization (messages hold bigints and bytes JSON would lose).
+    const idl = [...service.methodDescriptors.values()].find((m) => m.idl !== undefined)?.idl?.serialization;
+    const copier = copy ? new SerializingCopier(this.serializations.getExtension(idl ?? url.getParameter('serialization', 'json')), this.realizer) : undefined;
     // Compiled now: a malformed `fields` declaration fails the refer, not the first call.
-    if (copier !== undefined) for (const method of service.methodDescriptors.values()) this.realizer.method(method);
+    if (copier !== undefined) for (const method of service.methodDescriptors.values()) if (method.idl === undefined) this.realizer.method(method);
     return new InjvmInvoker(service, url, this.exporters, copier);
   }
 

@@ -68,6 +68,12 @@ export interface RpcErrorOptions {
   readonly cause?: unknown;
   /** Set by the mock package on errors produced by a `throw` mock expression. */
   readonly mocked?: boolean;
+  /** The exact gRPC status (`google.rpc.Code`, 0–16) a gRPC peer sent, or one an implementation wants sent. */
+  readonly grpcStatus?: number;
+  /** Structured details of the status (for gRPC: the `google.rpc.Status` details, as protobuf `Any` messages). */
+  readonly details?: readonly unknown[];
+  /** Whether another provider could answer differently. @defaultValue `true`, except for `biz` */
+  readonly retryable?: boolean;
 }
 
 /**
@@ -89,6 +95,15 @@ export class RpcError extends Error {
   readonly code: RpcErrorCode;
   /** Whether a mock `throw` expression produced this error. */
   readonly mocked: boolean;
+  /** The exact gRPC status, when the error came from a gRPC peer or is meant for one (see {@link RpcErrorOptions}). */
+  readonly grpcStatus: number | undefined;
+  /** Structured status details (gRPC: `google.rpc.Status` details); empty when none. */
+  readonly details: readonly unknown[];
+  /**
+   * Whether a cluster may retry the call on another provider: `false` for business errors and for final answers
+   * of a provider (a protocol marks them, e.g. gRPC `NOT_FOUND` or `INVALID_ARGUMENT` from a decoded response).
+   */
+  readonly retryable: boolean;
 
   constructor(code: RpcErrorCode, message: string, options: RpcErrorOptions = {}) {
     super(message, options.cause !== undefined ? { cause: options.cause } : undefined);
@@ -96,6 +111,9 @@ export class RpcError extends Error {
     this.name = 'RpcError';
     this.code = code;
     this.mocked = options.mocked ?? false;
+    this.grpcStatus = options.grpcStatus;
+    this.details = options.details ?? [];
+    this.retryable = options.retryable ?? code !== RpcErrorCode.BIZ;
   }
 
   /** Whether this is a business error (thrown by the service implementation). */

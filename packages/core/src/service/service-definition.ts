@@ -67,6 +67,35 @@ export type TypeOf<D> = D extends null
                           ? I
                           : unknown;
 
+/**
+ * The IDL side of a method (a protobuf RPC): the messages it carries, opaque to core and protocols.
+ *
+ * @remarks
+ * Set by IDL packages (`defineProtoService` of `@weft/serialization-protobuf`), never by hand. A protocol asks the
+ * `weft.rpc.Serialization` named by `serialization` for an `IdlSerialization` and hands it `input`/`output` to
+ * encode one message per direction (no argument array). `I`/`O` are the message types, `II`/`OI` the shapes a
+ * caller or an implementation may pass instead (protobuf init shapes); type-level only.
+ *
+ * @example
+ * ```ts
+ * const rpc = Greeter.getMethod('sayHello')?.idl; // { serialization: 'protobuf', input: HelloRequestSchema, … }
+ * ```
+ */
+export interface IdlMethod<I = unknown, O = unknown, II = I, OI = O> {
+  /** The `weft.rpc.Serialization` (an `IdlSerialization`) that encodes the messages, e.g. `protobuf`. */
+  readonly serialization: string;
+  /** The request message schema (for protobuf: a `DescMessage`). */
+  readonly input: object;
+  /** The response message schema. */
+  readonly output: object;
+  /** The method's name in the IDL, e.g. `SayHello`: the last segment of its gRPC path. */
+  readonly name: string;
+  /** Whether the method streams; only `unary` is carried today. */
+  readonly kind: 'unary' | 'server-streaming' | 'client-streaming' | 'bidi-streaming';
+  /** Type-level only (never set): the message types. */
+  readonly types?: { readonly request: I; readonly response: O; readonly requestInit: II; readonly responseInit: OI };
+}
+
 /** Declaration of one method: its parameter types and return type. */
 export interface MethodSpec {
   readonly args?: readonly TypeDescriptor[];
@@ -74,16 +103,30 @@ export interface MethodSpec {
   readonly returns?: TypeDescriptor;
   /** Business errors the method declares (the exception filter lets these through unwrapped). */
   readonly throws?: readonly (abstract new (...args: never[]) => Error)[];
+  /** The IDL messages of an IDL (protobuf) method: one request message, one response message. */
+  readonly idl?: IdlMethod;
 }
 
 /** Argument tuple of a method spec. */
-export type ArgsOf<M extends MethodSpec> = M['args'] extends infer A extends readonly TypeDescriptor[] ? TypesOf<A> : unknown[];
+export type ArgsOf<M extends MethodSpec> = M extends { readonly idl: IdlMethod<unknown, unknown, infer II, unknown> }
+  ? [request: II]
+  : M['args'] extends infer A extends readonly TypeDescriptor[] ? TypesOf<A> : unknown[];
 
 /** Maps a tuple of descriptors to a tuple of types. */
 export type TypesOf<A extends readonly unknown[]> = { -readonly [I in keyof A]: TypeOf<A[I]> };
 
 /** Return type of a method spec. */
-export type ReturnOf<M extends MethodSpec> = M extends { returns: infer R } ? TypeOf<R> : void;
+export type ReturnOf<M extends MethodSpec> = M extends { readonly idl: IdlMethod<unknown, infer O, unknown, unknown> }
+  ? O
+  : M extends { returns: infer R }
+    ? TypeOf<R>
+    : void;
+
+/** What an implementation receives (the decoded request message for IDL methods, else {@link ArgsOf}). */
+export type ImplArgsOf<M extends MethodSpec> = M extends { readonly idl: IdlMethod<infer I, unknown, unknown, unknown> } ? [request: I] : ArgsOf<M>;
+
+/** What an implementation may return (a response init shape for IDL methods, else {@link ReturnOf}). */
+export type ImplReturnOf<M extends MethodSpec> = M extends { readonly idl: IdlMethod<unknown, unknown, unknown, infer OI> } ? OI : ReturnOf<M>;
 
 /** Resolved descriptor of one method. */
 export interface MethodDescriptor {
@@ -91,6 +134,8 @@ export interface MethodDescriptor {
   readonly args: readonly TypeDescriptor[] | undefined;
   readonly returns: TypeDescriptor;
   readonly throws: readonly (abstract new (...args: never[]) => Error)[];
+  /** The IDL messages, for an IDL method. */
+  readonly idl: IdlMethod | undefined;
 }
 
 /** The consumer-side type of a service: every method returns a promise. */
@@ -100,7 +145,7 @@ export type ServiceProxy<M extends Record<string, MethodSpec>> = {
 
 /** The provider-side type of a service: methods may answer synchronously or with a promise. */
 export type ServiceImplementation<M extends Record<string, MethodSpec>> = {
-  [K in keyof M]: (...args: ArgsOf<M[K]>) => ReturnOf<M[K]> | Promise<ReturnOf<M[K]>>;
+  [K in keyof M]: (...args: ImplArgsOf<M[K]>) => ImplReturnOf<M[K]> | Promise<ImplReturnOf<M[K]>>;
 };
 
 const METHOD_NAME = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -151,7 +196,7 @@ export class ServiceDefinition<M extends Record<string, MethodSpec> = Record<str
       if (spec.returns !== undefined) checkDescriptor(spec.returns, `defineService("${name}"): ${method}() result`);
       descriptors.set(
         method,
-        Object.freeze({ name: method, args: spec.args, returns: spec.returns ?? null, throws: spec.throws ?? [] }),
+        Object.freeze({ name: method, args: spec.args, returns: spec.returns ?? null, throws: spec.throws ?? [], idl: spec.idl }),
       );
     }
     this.methodDescriptors = descriptors;
