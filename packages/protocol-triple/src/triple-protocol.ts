@@ -78,8 +78,10 @@ export class TripleProtocol extends Protocol {
     }
     const service = invoker.getService();
     const idl = idlSerializationOf(service);
-    const codecs = idl === undefined ? [this.codecOf(url)] : [this.idlCodecOf(url, idl, 'binary'), this.idlCodecOf(url, idl, 'json')];
-    if (service !== undefined) for (const codec of codecs) codec.prepare?.(service);
+    const plain = idl === undefined ? this.codecOf(url) : undefined;
+    // Compiled now: a malformed declaration fails the export, not the first call.
+    if (plain !== undefined && service !== undefined) plain.prepare?.(service);
+    const codecs = plain !== undefined ? [plain] : [this.idlCodecOf(url, idl as string, 'binary'), this.idlCodecOf(url, idl as string, 'json')];
     const server = await this.serverFor(url);
     const exporter = new TripleExporter({
       invoker,
@@ -103,8 +105,9 @@ export class TripleProtocol extends Protocol {
   async refer(service: ServiceDefinition, url: URL): Promise<Invoker> {
     this.assertAlive();
     const idl = idlSerializationOf(service);
-    const codec = idl === undefined ? this.codecOf(url) : this.idlCodecOf(url, idl, idlFormatOf(url, idl));
-    codec.prepare?.(service);
+    const plain = idl === undefined ? this.codecOf(url) : undefined;
+    plain?.prepare?.(service);
+    const codec = plain ?? this.idlCodecOf(url, idl as string, idlFormatOf(url, idl as string));
     const pool = this.poolFor(url);
     const invoker = new TripleInvoker({
       service,
