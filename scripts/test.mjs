@@ -27,6 +27,12 @@ if (['python3', '/usr/bin/python3'].every((py) => spawnSync(py, ['-c', 'import g
   if (grpcio.status !== 0) console.error('[weft] could not install python3-grpcio: its interop tests will fail.');
 }
 
+// The docs-site test drives Debian's `chromium` headless (playwright-core never downloads a browser): install it if missing.
+if (!existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium')) {
+  const browser = spawnSync('bash', [join(root, 'scripts', 'install-chromium.sh')], { cwd: root, stdio: 'inherit', env });
+  if (browser.status !== 0) console.error('[weft] could not install Chromium: the docs-site test will fail.');
+}
+
 const outDir = join(root, '.weft-tmp');
 mkdirSync(outDir, { recursive: true });
 const report = join(outDir, 'vitest-report.json');

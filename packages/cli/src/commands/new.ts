@@ -39,6 +39,23 @@ function writeFiles(dir: string, files: readonly TemplateFile[]): void {
   }
 }
 
+/**
+ * What to do after `weft new`: install the package's tools, run its tests, then install it into an application.
+ * The application gets a copy (`--install-links`), not npm's default symlink to the folder: through a link Node
+ * resolves `@weft/core` from the plugin's own node_modules (its devDependency), a second copy of the core.
+ */
+export function nextSteps(shown: string, dir: string, kind: 'filter' | 'extension', coreVersion: string): string {
+  return (
+    `\nNext:\n  cd ${shown}\n  npm install\n  npm test      # builds dist/, then runs it from its manifest\n` +
+    `Until Weft is on the npm registry, install @weft/core from its tarball instead of "npm install"\n` +
+    `(npm run pack in a checkout of Weft writes it to packs/):\n` +
+    `  npm install --save-dev <weft checkout>/packs/weft-core-${coreVersion}.tgz\n` +
+    `\nThen install it into an application, as a dependency, copied rather than linked (through a link it would\n` +
+    `load its own devDependency copy of @weft/core), and check it with weft extensions${kind === 'filter' ? ' / weft explain' : ''}:\n` +
+    `  npm install --install-links ${dir}\n`
+  );
+}
+
 async function run(args: ParsedArgs, ctx: CommandContext): Promise<number> {
   const [kind, rawName, ...extra] = args.positionals;
   if (kind !== 'filter' && kind !== 'extension') {
@@ -94,10 +111,9 @@ async function run(args: ParsedArgs, ctx: CommandContext): Promise<number> {
     ctx.out(toJson({ ok: true, kind, name, package: packageName, dir, files: files.map((f) => f.path) }));
     return ExitCode.OK;
   }
-  const shown = relative(ctx.io.cwd, dir) || '.';
   ctx.out(`Created ${packageName} in ${dir}:\n${files.map((f) => `  ${f.path}\n`).join('')}`);
-  ctx.out(`\nNext:\n  cd ${shown}\n  npm install\n  npm test      # builds dist/, then runs it from its manifest\n`);
-  ctx.out(`Then install it in an application (npm install ${shown.startsWith('.') ? shown : `./${shown}`}) and check it with weft extensions${kind === 'filter' ? ' / weft explain' : ''}.\n`);
+  const shown = relative(ctx.io.cwd, dir) || '.';
+  ctx.out(nextSteps(shown.startsWith('..') ? dir : shown, dir, kind, core.version));
   return ExitCode.OK;
 }
 

@@ -166,6 +166,14 @@ npm install
 npm test   # builds dist/, then loads the extension from its manifest
 \`\`\`
 
+Try it in an application before publishing it: from the application's folder, install this folder as a
+dependency, copied rather than linked (through a link, it would load its own devDependency copy of
+\`@weft/core\` next to the application's):
+
+\`\`\`sh
+npm install --install-links ../${o.packageName}
+\`\`\`
+
 ## Differences from Dubbo
 
 A Dubbo extension point is an \`@SPI\` interface with implementations listed in

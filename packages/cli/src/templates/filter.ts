@@ -206,6 +206,14 @@ npm install
 npm test   # builds dist/, then runs the filter from its manifest inside a real chain
 \`\`\`
 
+Try it in an application before publishing it: from the application's folder, install this folder as a
+dependency, copied rather than linked (through a link, it would load its own devDependency copy of
+\`@weft/core\` next to the application's):
+
+\`\`\`sh
+npm install --install-links ../${o.packageName}
+\`\`\`
+
 ## Differences from Dubbo
 
 A Dubbo filter is a class listed in \`META-INF/dubbo/org.apache.dubbo.rpc.Filter\` with \`@Activate\` on the class.
