@@ -117,6 +117,7 @@ describe('the docs site', () => {
   it('renders the guides and references as pages, never as raw media/*.md files', () => {
     expect(readdirSync(join(site, 'documents')).sort()).toEqual([
       'Concepts.html',
+      'Declaring_types.html',
       'Degradation.html',
       'Error_codes.html',
       'Filters.html',
