@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { networkInterfaces } from 'node:os';
 
 import { safeLog, type Logger } from '../common/logger.js';
 import { maskSecrets } from '../common/mask-secrets.js';
@@ -12,7 +11,6 @@ import { StaticDirectory } from '../cluster/static-directory.js';
 import type { ApplicationModel } from '../extension/application-model.js';
 import { ExtensionError, ExtensionErrorCode } from '../extension/extension-error.js';
 import { FrameworkModel } from '../extension/framework-model.js';
-import { splitCommaList } from '../extension/names.js';
 import { Filter } from '../filter/filter.js';
 import type { Exporter } from '../protocol/exporter.js';
 import type { Registry } from '../registry/registry.js';
@@ -26,6 +24,8 @@ import { RpcStatusRegistry } from '../rpc/rpc-status.js';
 import { URL, type ParameterValue } from '../rpc/url.js';
 import type { MethodSpec, ServiceDefinition, ServiceImplementation } from '../service/service-definition.js';
 import { createServiceProxy, type CallableProxy, type CallGate } from '../service/service-proxy.js';
+import { reportUnknownKeys, ServiceUrlChecker } from './service-url-checker.js';
+import { assertNotReserved, joinList, localHost, providerUrls, registeredProviderUrl, serviceParameters } from './service-urls.js';
 
 /** Options of {@link WeftApplication.start}. */
 export interface WeftApplicationOptions {
@@ -65,7 +65,7 @@ export interface ApplicationParameterOptions {
 }
 
 /** URL parameters common to exports and references. */
-interface CommonOptions {
+export interface CommonOptions {
   /** Service version (part of the service key). */
   readonly version?: string;
   /** Service group (part of the service key). */
@@ -117,8 +117,6 @@ export interface ExportedService {
   /** Stops exporting it. */
   unexport(): Promise<void>;
 }
-
-const RESERVED_KEYS = new Set(['interface', 'side', 'application', 'methods']);
 
 class Gate implements CallGate {
   active = 0;
@@ -177,6 +175,8 @@ export class WeftApplication {
   private readonly references = new WeakMap<object, ReferenceDirectory>();
   private readonly gate = new Gate();
   private stopped: Promise<void> | undefined;
+  /** The export/refer/override checks. */
+  private readonly checker: ServiceUrlChecker;
 
   private constructor(
     /** The application scope (extension loaders, services). */
@@ -188,7 +188,9 @@ export class WeftApplication {
     readonly parameterKeys: ParameterRegistry,
     /** Whether unknown URL keys are errors ({@link WeftApplicationOptions.strict}). */
     readonly strict: boolean,
-  ) {}
+  ) {
+    this.checker = new ServiceUrlChecker(model, parameterKeys, strict);
+  }
 
   /** Creates the application, loads the core extension points and connects to the registry, if any. */
   static async start(options: WeftApplicationOptions): Promise<WeftApplication> {
@@ -246,22 +248,22 @@ export class WeftApplication {
     const protocols = this.model.getExtensionLoader(Protocol);
     const protocolName = options.protocol ?? protocols.getDefaultExtensionName() ?? 'injvm';
     const where = `export(${service.name})`;
-    this.requireExtension(protocols, protocolName, where, 'protocol');
+    this.checker.requireExtension(protocols, protocolName, where, 'protocol');
     const protocol = protocols.getExtension(protocolName);
     let url = new URL({
       protocol: protocolName,
       host: options.host ?? '127.0.0.1',
       port: options.port !== undefined && options.port > 0 ? options.port : protocol.getDefaultPort(),
       path: service.name,
-      parameters: this.parameters(service, 'provider', options, { 'service.filter': joinList(options.filter), anyhost: 'true' }),
+      parameters: serviceParameters(service, this.name, 'provider', options, { 'service.filter': joinList(options.filter), anyhost: 'true' }),
     });
     const token = url.getParameter('token');
     if (token !== undefined && (token.toLowerCase() === 'true' || token.toLowerCase() === 'default')) {
       // Dubbo's rule: token=true (or default) means a random token per export, learnt by consumers from the provider URL.
       url = url.addParameter('token', randomUUID());
     }
-    this.checkKeys(url.parameters.keys(), service, where);
-    this.validate(url, where, 'service.filter', service, 'provider');
+    this.checker.checkKeys(url.parameters.keys(), service, where);
+    this.checker.validate(url, where, 'service.filter', service, 'provider');
     const exporter = await protocol.export(new ServiceInvoker(service, implementation, url));
     this.exporters.push(exporter);
     this.exportedUrls.set(exporter, url);
@@ -306,7 +308,7 @@ export class WeftApplication {
       protocol: 'consumer',
       host: localHost(),
       path: service.name,
-      parameters: this.parameters(service, 'consumer', options, {
+      parameters: serviceParameters(service, this.name, 'consumer', options, {
         'reference.filter': joinList(options.filter),
         retries: options.retries,
         cluster: options.cluster,
@@ -314,20 +316,20 @@ export class WeftApplication {
         mock: options.mock,
       }),
     });
-    this.checkKeys(consumerUrl.parameters.keys(), service, where);
-    this.validate(consumerUrl, where, 'reference.filter', service, 'consumer');
+    this.checker.checkKeys(consumerUrl.parameters.keys(), service, where);
+    this.checker.validate(consumerUrl, where, 'reference.filter', service, 'consumer');
     const clusters = this.model.getExtensionLoader(Cluster);
-    this.requireExtension(clusters, consumerUrl.getParameter('cluster', clusters.getDefaultExtensionName() ?? 'failover'), where, 'cluster');
+    this.checker.requireExtension(clusters, consumerUrl.getParameter('cluster', clusters.getDefaultExtensionName() ?? 'failover'), where, 'cluster');
 
     const protocols = this.model.getExtensionLoader(Protocol);
     if (this.registry !== undefined && (options.url === undefined || options.url.trim() === '')) {
       return this.referFromRegistry(service, consumerUrl, options, this.registry);
     }
-    const providerUrls = this.providerUrls(service, consumerUrl, options.url, where);
-    for (const providerUrl of providerUrls) this.requireExtension(protocols, providerUrl.protocol, where, 'url');
+    const providers = providerUrls(service, consumerUrl, options.url, where, (keys, at) => this.checker.checkKeys(keys, service, at));
+    for (const providerUrl of providers) this.checker.requireExtension(protocols, providerUrl.protocol, where, 'url');
     const invokers: Invoker[] = [];
     try {
-      for (const providerUrl of providerUrls) invokers.push(await protocols.getExtension(providerUrl.protocol).refer(service, providerUrl));
+      for (const providerUrl of providers) invokers.push(await protocols.getExtension(providerUrl.protocol).refer(service, providerUrl));
     } catch (error) {
       // A failed refer leaves nothing behind: release the invokers (connections) already created.
       await Promise.allSettled(invokers.map(async (i) => i.destroy()));
@@ -353,8 +355,8 @@ export class WeftApplication {
       registry,
       protocols: this.model.getExtensionLoader(Protocol),
       logger: this.model.logger,
-      validate: (url, where) => this.validate(url, where, 'reference.filter', service, 'consumer'),
-      checkKeys: (keys, where) => this.checkKeys(keys, service, where),
+      validate: (url, where) => this.checker.validate(url, where, 'reference.filter', service, 'consumer'),
+      checkKeys: (keys, where) => this.checker.checkKeys(keys, service, where),
       statuses: this.model.getService(RpcStatusRegistry),
     });
     const registeredConsumer = consumerUrl.addParameters({ category: 'consumers', check: 'false' });
@@ -419,17 +421,15 @@ export class WeftApplication {
     let url = directory.getConsumerUrl();
     const where = `override(${directory.service.name})`;
     for (const [key, value] of Object.entries(parameters)) {
-      if (RESERVED_KEYS.has(key)) {
-        throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `${where}: parameter "${key}" is set by Weft and cannot be overridden.`);
-      }
+      assertNotReserved(key, where);
       url = value === null ? url.removeParameter(key) : url.addParameter(key, value);
     }
-    this.checkKeys(
+    this.checker.checkKeys(
       Object.keys(parameters).filter((key) => parameters[key] !== null),
       directory.service,
       where,
     );
-    this.validate(url, where, 'reference.filter', directory.service, 'consumer');
+    this.checker.validate(url, where, 'reference.filter', directory.service, 'consumer');
     directory.configure(url);
     return url;
   }
@@ -473,177 +473,4 @@ export class WeftApplication {
     }
   }
 
-  private parameters(
-    service: ServiceDefinition,
-    side: 'provider' | 'consumer',
-    options: CommonOptions,
-    extra: Record<string, ParameterValue | undefined>,
-  ): Map<string, string> {
-    const where = `${side === 'provider' ? 'export' : 'refer'}(${service.name})`;
-    const out = new Map<string, string>();
-    const put = (key: string, value: ParameterValue | undefined) => {
-      if (value !== undefined && value !== '') out.set(key, String(value));
-    };
-    put('interface', service.name);
-    put('application', this.name);
-    put('side', side);
-    put('methods', service.methodNames.join(','));
-    put('version', options.version);
-    put('group', options.group);
-    put('timeout', options.timeout);
-    if (side === 'provider') put('timestamp', Date.now());
-    for (const [key, value] of Object.entries(extra)) put(key, value);
-    for (const [key, value] of Object.entries(options.parameters ?? {})) {
-      if (RESERVED_KEYS.has(key)) {
-        throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `${where}: parameter "${key}" is set by Weft and cannot be overridden.`);
-      }
-      put(key, value);
-    }
-    for (const [method, params] of Object.entries(options.methods ?? {})) {
-      if (service.getMethod(method) === undefined) {
-        throw new ExtensionError(
-          ExtensionErrorCode.INVALID_PARAMETER,
-          `${where}: "methods.${method}" names no method of ${service.name} (methods: ${service.methodNames.join(', ')}).`,
-        );
-      }
-      for (const [key, value] of Object.entries(params)) put(`${method}.${key}`, value);
-    }
-    return out;
-  }
-
-  /**
-   * Reports URL keys nobody reads (warnings; errors in strict mode), naming the key, where it came from and the
-   * closest known keys. Runs at export, refer and override time, never per call.
-   * @throws `ERR_SPI_UNKNOWN_PARAMETER` in strict mode.
-   */
-  private checkKeys(keys: Iterable<string>, service: ServiceDefinition, where: string): void {
-    reportUnknownKeys(this.parameterKeys, this.strict, this.model.logger, keys, service.methodNames, where);
-  }
-
-  /** Checks typed keys and extension names at export/refer time, naming the offending key. */
-  private validate(url: URL, where: string, filterKey: string, service: ServiceDefinition, side: 'provider' | 'consumer'): void {
-    const numeric = ['timeout', 'retries', 'weight', 'warmup', 'forks', 'tps', 'tps.interval', 'executes', 'actives'];
-    const check = (key: string, read: () => unknown) => {
-      try {
-        read();
-      } catch (error) {
-        throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `${where}: ${(error as Error).message}`, { cause: error });
-      }
-      void key;
-    };
-    for (const key of numeric) check(key, () => url.getParameter(key, 0));
-    for (const method of service.methodNames) {
-      for (const key of numeric) check(`${method}.${key}`, () => url.getMethodParameter(method, key, 0));
-    }
-    const filters = this.model.getExtensionLoader(Filter);
-    const list = url.getParameter(filterKey);
-    if (list !== undefined && list !== '') {
-      for (const name of splitCommaList(list)) {
-        if (name === '' || name === 'default' || name === '-default') continue;
-        if (name.startsWith('-')) {
-          // Dubbo ignores removing a filter that is not installed; a typo there must not pass silently.
-          const removed = name.slice(1);
-          if (!filters.hasExtension(removed)) {
-            safeLog(this.model.logger, 'warn', `${where}: filter=${name} removes "${removed}", which is not installed, so it has no effect. ${filters.describeMissing(removed)}`);
-          }
-          continue;
-        }
-        this.requireExtension(filters, name, where, 'filter');
-      }
-    }
-    const balances = this.model.getExtensionLoader(LoadBalance);
-    const lb = url.getParameter('loadbalance');
-    if (lb !== undefined && lb !== '') this.requireExtension(balances, lb, where, 'loadbalance');
-    for (const method of service.methodNames) {
-      const perMethod = url.getMethodParameterStrict(method, 'loadbalance');
-      if (perMethod !== undefined && perMethod !== '') this.requireExtension(balances, perMethod, where, `${method}.loadbalance`);
-    }
-    for (const validator of this.model.getExtensionLoader(ConfigValidator).getActivateExtensions(url, undefined, side)) {
-      validator.validate(url, service, where);
-    }
-  }
-
-  private requireExtension(loader: { hasExtension(n: string): boolean; describeMissing(n: string): string; point: { id: string } }, name: string, where: string, key: string): void {
-    if (loader.hasExtension(name)) return;
-    throw new ExtensionError(
-      ExtensionErrorCode.INVALID_PARAMETER,
-      `${where}: ${key}=${name} names no ${loader.point.id} extension. ${loader.describeMissing(name)}`,
-    );
-  }
-
-  private providerUrls(service: ServiceDefinition, consumerUrl: URL, direct: string | undefined, where: string): URL[] {
-    const inherited = new Map(consumerUrl.parameters);
-    inherited.delete('side');
-    const consumerParams = [...inherited];
-    if (direct === undefined || direct.trim() === '') {
-      return [new URL({ protocol: 'injvm', host: '127.0.0.1', path: service.name, parameters: [...consumerUrl.parameters] })];
-    }
-    return direct
-      .split(';')
-      .map((s) => s.trim())
-      .filter((s) => s.length > 0)
-      .map((text) => {
-        let parsed: URL;
-        try {
-          parsed = URL.parse(text);
-        } catch (error) {
-          throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `${where}: url=${text} is not a valid URL: ${(error as Error).message}`, {
-            cause: error,
-          });
-        }
-        if (parsed.protocol === '') {
-          throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `${where}: url=${text} has no protocol (e.g. tri://127.0.0.1:50051).`);
-        }
-        this.checkKeys(parsed.parameters.keys(), service, `${where}: url=${text}`);
-        const withPath = parsed.path === '' ? parsed.withPath(service.name) : parsed;
-        return withPath.addParameters(new Map(consumerParams)).addParameter('side', 'consumer');
-      });
-  }
-}
-
-/** Warns about (or, strict, throws for) the unknown keys among `keys`. */
-function reportUnknownKeys(
-  registry: ParameterRegistry,
-  strict: boolean,
-  logger: Logger,
-  keys: Iterable<string>,
-  methods: readonly string[],
-  where: string,
-): void {
-  const problems = registry.check(keys, methods, where);
-  if (problems.length === 0) return;
-  if (strict) {
-    throw new ExtensionError(
-      ExtensionErrorCode.UNKNOWN_PARAMETER,
-      `${problems.join('; ')} (strict mode: unknown parameters are errors; fix the key, install the package that reads it, ` +
-        'or mark your own keys with the x- prefix or parameters.declare)',
-    );
-  }
-  for (const problem of problems) safeLog(logger, 'warn', problem);
-}
-
-function joinList(list: string | readonly string[] | undefined): string | undefined {
-  if (list === undefined) return undefined;
-  return typeof list === 'string' ? list : list.join(',');
-}
-
-/** The consumer's address: the first non-internal IPv4 address (what port-less override rules name), else loopback. */
-function localHost(): string {
-  try {
-    for (const addresses of Object.values(networkInterfaces())) {
-      for (const address of addresses ?? []) {
-        if (address.family === 'IPv4' && !address.internal) return address.address;
-      }
-    }
-  } catch {
-    // fall through
-  }
-  return '127.0.0.1';
-}
-
-/** The provider URL as registered: Dubbo 3.2+ drops local-only keys, and methods are sorted. */
-function registeredProviderUrl(url: URL): URL {
-  const methods = url.getParameter('methods');
-  const cleaned = url.removeParameters('anyhost', 'pid', 'bind.ip', 'bind.port', 'threadname', 'threadpool', 'threads', 'queues', 'alive');
-  return methods ? cleaned.addParameter('methods', splitCommaList(methods).sort().join(',')) : cleaned;
 }

@@ -1,4 +1,4 @@
-import { selectActivated, type ActivateCandidate } from './activate.js';
+import { selectActivated } from './activate.js';
 import { createAdaptiveExtension } from './adaptive.js';
 import {
   getActivateMetadata,
@@ -16,11 +16,12 @@ import {
   type WrapperOptions,
 } from './decorators.js';
 import type { DiscoveryProblem, ManifestRecord } from './discovery.js';
+import { ExtensionDefinitions, type ExtensionSource, type WrapperDefinition } from './extension-definitions.js';
 import { describeError, ExtensionError, ExtensionErrorCode } from './extension-error.js';
-import { getDependencies, type Dependency, type Injector } from './injector.js';
-import { describeRecord, importExtensionClass } from './extension-import.js';
-import { installHint, KNOWN_EXTENSIONS, knownPackageFor } from './known-extensions.js';
-import { assertExtensionName, closestName, splitCommaList } from './names.js';
+import { describeAvailable, describeMissing, describeSource, notFound } from './extension-messages.js';
+import type { Dependency, Injector } from './injector.js';
+import { loadDependenciesOf, loadFromManifests } from './manifest-loading.js';
+import { assertExtensionName, splitCommaList } from './names.js';
 import type { URL } from '../rpc/url.js';
 
 /**
@@ -43,24 +44,7 @@ export interface LoaderHost {
   warn(message: string, error?: unknown): void;
 }
 
-/** Where an extension class came from. */
-export type ExtensionSource =
-  | { readonly kind: 'manifest'; readonly record: ManifestRecord }
-  | { readonly kind: 'programmatic' };
-
-interface ExtensionDefinition {
-  readonly name: string;
-  readonly cls: Class;
-  readonly activate: ActivateMetadata | undefined;
-  readonly source: ExtensionSource;
-}
-
-interface WrapperDefinition {
-  readonly name: string;
-  readonly cls: Class;
-  readonly wrapper: WrapperMetadata;
-  readonly source: ExtensionSource;
-}
+export type { ExtensionSource };
 
 /** Options of {@link ExtensionLoader.addExtension}, overriding the class's decorators. */
 export interface AddExtensionOptions {
@@ -105,14 +89,8 @@ export class ExtensionLoader<T> {
   /** The extension point's metadata (id, default name, scope, adaptive methods). */
   readonly point: SpiMetadata;
 
-  private readonly extensions = new Map<string, ExtensionDefinition>();
-  private readonly classNames = new Map<Function, string>();
-  private wrappers: WrapperDefinition[] = [];
-  private adaptiveDefinition: { readonly name: string; readonly cls: Class; readonly source: ExtensionSource } | undefined;
-  /** Names claimed twice: the message explaining by whom. */
-  private readonly duplicates = new Map<string, string>();
-  /** Recorded load failures by name. */
-  private readonly failures = new Map<string, ExtensionError>();
+  /** The registered classes (named, wrappers, adaptive), duplicates and failures: everything but instances. */
+  private readonly definitions: ExtensionDefinitions;
 
   private readonly instances = new Map<string, T>();
   private readonly bareInstances = new Map<string, T>();
@@ -120,7 +98,6 @@ export class ExtensionLoader<T> {
   private adaptiveInstance: T | undefined;
   private adaptiveError: ExtensionError | undefined;
   private activateCache = new WeakMap<object, Map<string, GroupCache<T>>>();
-  private candidates: ActivateCandidate[] | undefined;
 
   private loaded: boolean;
   private loading: Promise<void> | undefined;
@@ -132,6 +109,7 @@ export class ExtensionLoader<T> {
     private readonly host: LoaderHost,
   ) {
     this.point = getSpiMetadata(spi) as SpiMetadata;
+    this.definitions = new ExtensionDefinitions(spi, this.point);
     this.loaded = host.manifestRecords(this.point.id).length === 0 && host.discoveryProblems(this.point.id).length === 0;
   }
 
@@ -150,173 +128,15 @@ export class ExtensionLoader<T> {
   load(): Promise<void> {
     this.host.assertAlive();
     if (this.loading === undefined) {
-      this.loading = this.loaded ? this.loadDependenciesOf(this.allClasses()) : this.doLoad();
+      const { definitions, host } = this;
+      this.loading = this.loaded
+        ? loadDependenciesOf(definitions, host, definitions.allClasses())
+        : loadFromManifests(definitions, host, () => {
+            this.invalidate();
+            this.loaded = true;
+          });
     }
     return this.loading;
-  }
-
-  private async doLoad(): Promise<void> {
-    const problems: ExtensionError[] = [];
-    for (const problem of this.host.discoveryProblems(this.point.id)) {
-      problems.push(
-        new ExtensionError(ExtensionErrorCode.INVALID_MANIFEST, `Invalid manifest ${problem.file}: ${problem.message}`),
-      );
-    }
-    const records = this.host.manifestRecords(this.point.id);
-    const firstByName = new Map<string, ManifestRecord>();
-    const accepted: ManifestRecord[] = [];
-    for (const record of records) {
-      const previous = firstByName.get(record.entry.name);
-      if (previous === undefined) {
-        firstByName.set(record.entry.name, record);
-        accepted.push(record);
-        continue;
-      }
-      const message =
-        `Extension name "${record.entry.name}" of ${this.point.id} is declared twice: by ${describeRecord(previous)} ` +
-        `and by ${describeRecord(record)}. Uninstall one of the two packages, or rename the extension in one of them.`;
-      this.duplicates.set(record.entry.name, message);
-      problems.push(new ExtensionError(ExtensionErrorCode.DUPLICATE_NAME, message));
-    }
-    const classes = await Promise.all(accepted.map((record) => this.importRecord(record)));
-    const loadedClasses: Class[] = [];
-    for (let i = 0; i < accepted.length; i++) {
-      const record = accepted[i] as ManifestRecord;
-      const outcome = classes[i] as Class | ExtensionError;
-      if (outcome instanceof ExtensionError) {
-        this.failures.set(record.entry.name, outcome);
-        problems.push(outcome);
-        continue;
-      }
-      if (this.duplicates.has(record.entry.name)) continue;
-      try {
-        this.registerFromManifest(record, outcome);
-        loadedClasses.push(outcome);
-      } catch (error) {
-        const failure = error as ExtensionError;
-        this.failures.set(record.entry.name, failure);
-        problems.push(failure);
-      }
-    }
-    this.invalidate();
-    this.loaded = true;
-    problems.push(...(await this.dependencyProblems(loadedClasses)));
-    const duplicateCore = this.host.discoveryProblems(undefined).find((p) => p.error.code === ExtensionErrorCode.DUPLICATE_CORE);
-    const foreign = problems.filter((p) => p.code === ExtensionErrorCode.NOT_SUBCLASS);
-    if (duplicateCore !== undefined && foreign.length > 0) {
-      // One cause, said once: not a cascade of "does not extend" errors, one per extension of the other copy.
-      throw new ExtensionError(
-        ExtensionErrorCode.DUPLICATE_CORE,
-        `${duplicateCore.message} Loading ${this.point.id} in ${this.host.description} failed because of it ` +
-          `(${foreign.length} extension${foreign.length === 1 ? '' : 's'} extend the other copy's ${this.point.className}).`,
-        { cause: problems },
-      );
-    }
-    if (problems.length > 0) {
-      const first = problems[0] as ExtensionError;
-      throw new ExtensionError(
-        first.code,
-        problems.length === 1
-          ? first.message
-          : `${problems.length} problems loading extension point ${this.point.id} in ${this.host.description}:\n` +
-              problems.map((p, i) => `  (${i + 1}) [${p.code}] ${p.message}`).join('\n'),
-        { cause: problems.length === 1 ? first.cause ?? first : problems },
-      );
-    }
-  }
-
-  /** Loads the extension points the given classes inject; throws the first problem. */
-  private async loadDependenciesOf(classes: readonly Class[]): Promise<void> {
-    const problems = await this.dependencyProblems(classes);
-    if (problems.length > 0) throw problems[0];
-  }
-
-  /** Loads the extension points the given classes inject, returning the problems met. */
-  private async dependencyProblems(classes: readonly Class[]): Promise<ExtensionError[]> {
-    const problems: ExtensionError[] = [];
-    const points = new Set<AbstractClass>();
-    for (const cls of classes) {
-      for (const dependency of getDependencies(cls)) {
-        if (dependency === undefined || dependency.kind === 'wrapped' || dependency.kind === 'service') continue;
-        if (dependency.spi !== this.spi) points.add(dependency.spi);
-      }
-    }
-    for (const spi of points) {
-      try {
-        await this.host.getExtensionLoader(spi).load();
-      } catch (error) {
-        problems.push(
-          error instanceof ExtensionError
-            ? error
-            : new ExtensionError(ExtensionErrorCode.LOAD_FAILED, describeError(error), { cause: error }),
-        );
-      }
-    }
-    return problems;
-  }
-
-  private allClasses(): Class[] {
-    const out: Class[] = [...this.extensions.values()].map((d) => d.cls);
-    for (const w of this.wrappers) out.push(w.cls);
-    if (this.adaptiveDefinition !== undefined) out.push(this.adaptiveDefinition.cls);
-    return out;
-  }
-
-  private importRecord(record: ManifestRecord): Promise<Class | ExtensionError> {
-    return importExtensionClass(record, this.point.id, this.host.importTimeout);
-  }
-
-  private registerFromManifest(record: ManifestRecord, cls: Class): void {
-    const { entry } = record;
-    this.assertSubclass(cls, `extension "${entry.name}" from ${describeRecord(record)}`);
-    const source: ExtensionSource = { kind: 'manifest', record };
-    const where = `${describeRecord(record)}, entry "${entry.name}"`;
-    if (entry.kind === 'adaptive') {
-      this.setAdaptive(entry.name, cls, source);
-      return;
-    }
-    if (entry.kind === 'wrapper') {
-      const declared = getWrapperMetadata(cls);
-      if (declared !== undefined && !sameJson(declared, entry.wrapper)) {
-        throw mismatch(where, '@Wrapper', declared, entry.wrapper);
-      }
-      this.wrappers.push({ name: entry.name, cls, wrapper: entry.wrapper as WrapperMetadata, source });
-      return;
-    }
-    const declared = getActivateMetadata(cls);
-    if (declared !== undefined && !sameJson(declared, entry.activate)) {
-      throw mismatch(where, '@Activate', declared, entry.activate);
-    }
-    this.extensions.set(entry.name, { name: entry.name, cls, activate: entry.activate, source });
-    if (!this.classNames.has(cls)) this.classNames.set(cls, entry.name);
-  }
-
-  private setAdaptive(name: string, cls: Class, source: ExtensionSource): void {
-    if (this.adaptiveDefinition !== undefined && this.adaptiveDefinition.cls !== cls) {
-      throw new ExtensionError(
-        ExtensionErrorCode.DUPLICATE_NAME,
-        `More than one adaptive class for ${this.point.id}: ${this.adaptiveDefinition.cls.name} (${describeSource(this.adaptiveDefinition.source)}) ` +
-          `and ${cls.name} (${describeSource(source)}). Keep one.`,
-      );
-    }
-    this.adaptiveDefinition = { name, cls, source };
-  }
-
-  private assertSubclass(cls: Function, what: string): void {
-    if (cls.prototype instanceof (this.spi as Function)) return;
-    let hint = '';
-    for (let proto = Object.getPrototypeOf(cls) as Function | null; proto !== null && proto !== Function.prototype; proto = Object.getPrototypeOf(proto)) {
-      if (getSpiMetadata(proto)?.id === this.point.id) {
-        hint =
-          ` It extends a different copy of ${this.point.className} — two copies of the package defining ${this.point.id} ` +
-          `(usually @weft/core) are installed; run "npm ls @weft/core" and dedupe.`;
-        break;
-      }
-    }
-    throw new ExtensionError(
-      ExtensionErrorCode.NOT_SUBCLASS,
-      `${what}: class ${cls.name || '(anonymous)'} does not extend ${this.point.className} (${this.point.id}).${hint}`,
-    );
   }
 
   /**
@@ -332,10 +152,11 @@ export class ExtensionLoader<T> {
   addExtension(name: string, cls: Class<T>, options: AddExtensionOptions = {}): this {
     this.host.assertAlive();
     assertExtensionName(name, `addExtension() on ${this.point.id}`);
-    this.assertSubclass(cls, `addExtension("${name}") on ${this.point.id}`);
+    const definitions = this.definitions;
+    definitions.assertSubclass(cls, `addExtension("${name}") on ${this.point.id}`);
     const source: ExtensionSource = { kind: 'programmatic' };
-    const existing = this.extensions.get(name) ?? this.wrappers.find((w) => w.name === name);
-    if (existing !== undefined || this.duplicates.has(name)) {
+    const existing = definitions.extensions.get(name) ?? definitions.wrappers.find((w) => w.name === name);
+    if (existing !== undefined || definitions.duplicates.has(name)) {
       throw new ExtensionError(
         ExtensionErrorCode.DUPLICATE_NAME,
         `Extension name "${name}" already exists for ${this.point.id}` +
@@ -349,12 +170,12 @@ export class ExtensionLoader<T> {
         throw new ExtensionError(
           ExtensionErrorCode.ADAPTIVE_FAILED,
           `Cannot add adaptive class ${cls.name || '(anonymous)'} ("${name}") to ${this.point.id}: its adaptive extension ` +
-            `(${this.adaptiveDefinition === undefined ? 'generated from its adaptive methods' : `class ${this.adaptiveDefinition.cls.name}`}) ` +
+            `(${definitions.adaptive === undefined ? 'generated from its adaptive methods' : `class ${definitions.adaptive.cls.name}`}) ` +
             `was already created and handed out, and two live adaptive instances would disagree. Register adaptive classes ` +
             `before the first getAdaptiveExtension() (before the application starts).`,
         );
       }
-      this.setAdaptive(name, cls, source);
+      definitions.setAdaptive(name, cls, source);
       this.adaptiveInstance = undefined;
       this.adaptiveError = undefined;
     } else if (options.wrapper !== undefined && options.wrapper !== false ? true : getWrapperMetadata(cls) !== undefined) {
@@ -362,13 +183,12 @@ export class ExtensionLoader<T> {
         typeof options.wrapper === 'object'
           ? normalizeWrapper(options.wrapper, `addExtension("${name}")`)
           : (getWrapperMetadata(cls) ?? normalizeWrapper({}, `addExtension("${name}")`));
-      this.wrappers.push({ name, cls, wrapper, source });
+      definitions.wrappers.push({ name, cls, wrapper, source });
       this.instances.clear();
     } else {
       const activate =
         options.activate !== undefined ? normalizeActivate(options.activate, `addExtension("${name}")`) : getActivateMetadata(cls);
-      this.extensions.set(name, { name, cls, activate, source });
-      if (!this.classNames.has(cls)) this.classNames.set(cls, name);
+      definitions.setExtension(name, cls, activate, source);
     }
     this.invalidate();
     return this;
@@ -386,7 +206,8 @@ export class ExtensionLoader<T> {
   replaceExtension(name: string, cls: Class<T>, options: ReplaceExtensionOptions = {}): this {
     this.host.assertAlive();
     const kind = isAdaptiveClass(cls) ? 'an @Adaptive class' : getWrapperMetadata(cls) !== undefined ? 'a @Wrapper class' : undefined;
-    const wrapperNamed = this.wrappers.find((w) => w.name === name);
+    const definitions = this.definitions;
+    const wrapperNamed = definitions.wrappers.find((w) => w.name === name);
     if (kind !== undefined || wrapperNamed !== undefined) {
       throw new ExtensionError(
         isAdaptiveClass(cls) ? ExtensionErrorCode.ADAPTIVE_FAILED : ExtensionErrorCode.INVALID_NAME,
@@ -396,13 +217,12 @@ export class ExtensionLoader<T> {
           `Register wrappers and adaptive classes with addExtension() before the first lookup.`,
       );
     }
-    const existing = this.extensions.get(name);
-    if (existing === undefined) throw this.notFound(name);
-    this.assertSubclass(cls, `replaceExtension("${name}") on ${this.point.id}`);
+    const existing = definitions.extensions.get(name);
+    if (existing === undefined) throw notFound(definitions, this.host, name);
+    definitions.assertSubclass(cls, `replaceExtension("${name}") on ${this.point.id}`);
     const activate =
       options.activate !== undefined ? normalizeActivate(options.activate, `replaceExtension("${name}")`) : getActivateMetadata(cls);
-    this.extensions.set(name, { name, cls, activate, source: { kind: 'programmatic' } });
-    if (!this.classNames.has(cls)) this.classNames.set(cls, name);
+    definitions.setExtension(name, cls, activate, { kind: 'programmatic' });
     this.instances.clear();
     this.bareInstances.delete(name);
     this.rawByClass.delete(existing.cls);
@@ -410,10 +230,10 @@ export class ExtensionLoader<T> {
     return this;
   }
 
+  /** After every registration: drops cached activation results and derived candidates, re-sorts the wrappers. */
   private invalidate(): void {
-    this.candidates = undefined;
+    this.definitions.changed();
     this.activateCache = new WeakMap();
-    this.wrappers.sort((a, b) => a.wrapper.order - b.wrapper.order || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
   /**
@@ -446,16 +266,17 @@ export class ExtensionLoader<T> {
         throw new ExtensionError(
           ExtensionErrorCode.NOT_FOUND,
           `Extension point ${this.point.id} has no default extension, so "${requested}" names nothing. ` +
-            `Name one of: ${this.describeAvailable()}.`,
+            `Name one of: ${describeAvailable(this.definitions)}.`,
         );
       }
       name = this.point.defaultName;
     }
     this.assertLoaded();
-    const duplicate = this.duplicates.get(name);
+    const definitions = this.definitions;
+    const duplicate = definitions.duplicates.get(name);
     if (duplicate !== undefined) throw new ExtensionError(ExtensionErrorCode.DUPLICATE_NAME, duplicate);
-    const definition = this.extensions.get(name);
-    if (definition === undefined) throw this.notFound(name);
+    const definition = definitions.extensions.get(name);
+    if (definition === undefined) throw notFound(definitions, this.host, name);
 
     const cache = wrap ? this.instances : this.bareInstances;
     const existing = cache.get(name);
@@ -470,8 +291,9 @@ export class ExtensionLoader<T> {
       this.rawByClass.set(definition.cls, instance);
     }
     if (wrap) {
-      for (let i = this.wrappers.length - 1; i >= 0; i--) {
-        const w = this.wrappers[i] as WrapperDefinition;
+      const wrappers = definitions.wrappers;
+      for (let i = wrappers.length - 1; i >= 0; i--) {
+        const w = wrappers[i] as WrapperDefinition;
         if (!wrapperApplies(w.wrapper, name)) continue;
         instance = this.instantiate(
           w.cls,
@@ -542,35 +364,35 @@ export class ExtensionLoader<T> {
   hasExtension(name: string): boolean {
     this.host.assertAlive();
     this.assertLoaded();
-    return this.extensions.has(name) && !this.duplicates.has(name);
+    return this.definitions.extensions.has(name) && !this.definitions.duplicates.has(name);
   }
 
   /** The registered extension names, sorted. */
   getSupportedExtensions(): readonly string[] {
     this.host.assertAlive();
     this.assertLoaded();
-    return [...this.extensions.keys()].filter((n) => !this.duplicates.has(n)).sort();
+    return this.definitions.names().sort();
   }
 
   /** The names whose (wrapped) instances have been created, sorted. */
   getLoadedExtensions(): readonly string[] {
-    return [...this.instances.keys()].filter((n) => this.extensions.has(n)).sort();
+    return [...this.instances.keys()].filter((n) => this.definitions.extensions.has(n)).sort();
   }
 
   /** The first name under which an extension class (or an instance of it) is registered. */
   getExtensionName(extension: object | Class<T>): string | undefined {
     const cls = typeof extension === 'function' ? extension : (extension as object).constructor;
-    return this.classNames.get(cls);
+    return this.definitions.classNames.get(cls);
   }
 
   /** Where the named extension came from (package and manifest, or programmatic). */
   getExtensionSource(name: string): ExtensionSource | undefined {
-    return this.extensions.get(name)?.source;
+    return this.definitions.extensions.get(name)?.source;
   }
 
   /** The activation metadata of a named extension. */
   getActivateMetadata(name: string): ActivateMetadata | undefined {
-    return this.extensions.get(name)?.activate;
+    return this.definitions.extensions.get(name)?.activate;
   }
 
   /**
@@ -584,7 +406,7 @@ export class ExtensionLoader<T> {
     this.host.assertAlive();
     this.assertLoaded();
     try {
-      const definition = this.adaptiveDefinition;
+      const definition = this.definitions.adaptive;
       this.adaptiveInstance =
         definition !== undefined
           ? this.instantiate(
@@ -623,15 +445,7 @@ export class ExtensionLoader<T> {
     const hit = perUrl?.get(keySpec)?.get(groupKey);
     if (hit !== undefined) return hit;
     this.host.assertAlive();
-    this.assertLoaded();
-    let values: readonly string[] | undefined;
-    if (typeof keyOrValues === 'string') {
-      const raw = url.getParameter(keyOrValues);
-      values = raw === undefined || raw === '' ? undefined : splitCommaList(raw);
-    } else {
-      values = keyOrValues;
-    }
-    const names = selectActivated(this.point.id, this.activateCandidates(), url, values, group);
+    const names = this.selectActivateNames(url, keyOrValues, group);
     const result = Object.freeze(names.map((n) => this.getExtension(n)));
     if (perUrl === undefined) this.activateCache.set(url, (perUrl = new Map()));
     let perKey = perUrl.get(keySpec);
@@ -655,16 +469,7 @@ export class ExtensionLoader<T> {
     } else {
       values = keyOrValues;
     }
-    return selectActivated(this.point.id, this.activateCandidates(), url, values, group);
-  }
-
-  private activateCandidates(): ActivateCandidate[] {
-    if (this.candidates === undefined) {
-      this.candidates = [...this.extensions.values()]
-        .filter((d) => !this.duplicates.has(d.name))
-        .map((d) => ({ name: d.name, activate: d.activate }));
-    }
-    return this.candidates;
+    return selectActivated(this.point.id, this.definitions.activateCandidates(), url, values, group);
   }
 
   /**
@@ -676,7 +481,7 @@ export class ExtensionLoader<T> {
     const seen = new Set<unknown>();
     const all = [...this.instances.values(), ...this.bareInstances.values()];
     // A generated adaptive extension only dispatches; a hand-written adaptive class may own resources.
-    if (this.adaptiveInstance !== undefined && this.adaptiveDefinition !== undefined) all.push(this.adaptiveInstance);
+    if (this.adaptiveInstance !== undefined && this.definitions.adaptive !== undefined) all.push(this.adaptiveInstance);
     const pending: Promise<unknown>[] = [];
     for (const instance of all.reverse()) {
       if (seen.has(instance)) continue;
@@ -712,11 +517,6 @@ export class ExtensionLoader<T> {
     }
   }
 
-  private describeAvailable(): string {
-    const names = [...this.extensions.keys()].filter((n) => !this.duplicates.has(n)).sort();
-    return names.length > 0 ? names.join(', ') : '(none)';
-  }
-
   /**
    * Explains a name this point does not have, for error messages: what is available, the closest name, and
    * the first-party package that contributes it when there is one.
@@ -730,53 +530,10 @@ export class ExtensionLoader<T> {
    * ```
    */
   describeMissing(name: string): string {
-    const parts = [`Available: ${this.describeAvailable()}.`];
-    const available = [...this.extensions.keys()].filter((n) => !this.duplicates.has(n));
-    const known = KNOWN_EXTENSIONS.filter((e) => e.point === this.point.id).map((e) => e.name);
-    const suggestion = closestName(name, available) ?? closestName(name, known);
-    if (suggestion !== undefined && suggestion !== name) parts.push(`Did you mean "${suggestion}"?`);
-    // Only a name the first-party catalogue knows gets an install hint: the one asked for, else the suggestion.
-    const packaged = knownPackageFor(this.point.id, name) !== undefined ? name : suggestion !== undefined && !available.includes(suggestion) ? suggestion : undefined;
-    if (packaged !== undefined) {
-      const hint = installHint(this.point.id, packaged);
-      if (hint !== '') parts.push(hint);
-    }
-    return parts.join(' ');
-  }
-
-  private notFound(name: string): ExtensionError {
-    const parts = [`No extension "${name}" of ${this.point.id} in ${this.host.description}.`];
-    const failure = this.failures.get(name);
-    if (failure !== undefined) {
-      parts.push(`Available: ${this.describeAvailable()}.`);
-      parts.push(`It was declared but failed to load: ${failure.message}`);
-    } else {
-      parts.push(this.describeMissing(name));
-      const missing = this.host.discoveryProblems(undefined).map((p) => p.message.replace(/\.$/, ''));
-      if (missing.length > 0) {
-        parts.push(`Discovery also reported: ${missing.slice(0, 3).join('; ')}${missing.length > 3 ? `; and ${missing.length - 3} more` : ''}.`);
-      }
-    }
-    return new ExtensionError(ExtensionErrorCode.NOT_FOUND, parts.join(' '), failure !== undefined ? { cause: failure } : undefined);
+    return describeMissing(this.definitions, name);
   }
 }
 
 function wrapperApplies(wrapper: WrapperMetadata, name: string): boolean {
   return (wrapper.matches.length === 0 || wrapper.matches.includes(name)) && !wrapper.mismatches.includes(name);
-}
-
-function describeSource(source: ExtensionSource): string {
-  return source.kind === 'manifest' ? `from ${describeRecord(source.record)}` : 'added programmatically';
-}
-
-function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
-function mismatch(where: string, decorator: string, declared: unknown, manifest: unknown): ExtensionError {
-  return new ExtensionError(
-    ExtensionErrorCode.INVALID_MANIFEST,
-    `${where}: the class's ${decorator} says ${JSON.stringify(declared)} but the manifest says ${JSON.stringify(manifest ?? null)}. ` +
-      `The manifest is what tools read without importing code; make the two agree.`,
-  );
 }

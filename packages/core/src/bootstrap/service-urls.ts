@@ -1,0 +1,145 @@
+import { networkInterfaces } from 'node:os';
+
+import { ExtensionError, ExtensionErrorCode } from '../extension/extension-error.js';
+import { splitCommaList } from '../extension/names.js';
+import { URL, type ParameterValue } from '../rpc/url.js';
+import type { ServiceDefinition } from '../service/service-definition.js';
+import type { CommonOptions } from './weft-application.js';
+
+// How an application writes a service's URLs from export/refer options: the parameters, the direct provider
+// URLs of a reference, the consumer's host, the provider URL as registered.
+
+/** Keys Weft sets itself: options and overrides may not. */
+const RESERVED_KEYS = new Set(['interface', 'side', 'application', 'methods']);
+
+/**
+ * Refuses a key Weft sets itself (`interface`, `side`, `application`, `methods`).
+ * @throws `ERR_SPI_INVALID_PARAMETER`.
+ * @internal
+ */
+export function assertNotReserved(key: string, where: string): void {
+  if (RESERVED_KEYS.has(key)) {
+    throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `${where}: parameter "${key}" is set by Weft and cannot be overridden.`);
+  }
+}
+
+/**
+ * The URL parameters of an export or a reference: Weft's own keys, the options, `extra`, then `parameters` and
+ * `methods` (as `<method>.<key>`); empty values are left out.
+ * @throws `ERR_SPI_INVALID_PARAMETER` for a reserved key or a method the service does not have.
+ * @internal
+ */
+export function serviceParameters(
+  service: ServiceDefinition,
+  application: string,
+  side: 'provider' | 'consumer',
+  options: CommonOptions,
+  extra: Record<string, ParameterValue | undefined>,
+): Map<string, string> {
+  const where = `${side === 'provider' ? 'export' : 'refer'}(${service.name})`;
+  const out = new Map<string, string>();
+  const put = (key: string, value: ParameterValue | undefined) => {
+    if (value !== undefined && value !== '') out.set(key, String(value));
+  };
+  put('interface', service.name);
+  put('application', application);
+  put('side', side);
+  put('methods', service.methodNames.join(','));
+  put('version', options.version);
+  put('group', options.group);
+  put('timeout', options.timeout);
+  if (side === 'provider') put('timestamp', Date.now());
+  for (const [key, value] of Object.entries(extra)) put(key, value);
+  for (const [key, value] of Object.entries(options.parameters ?? {})) {
+    assertNotReserved(key, where);
+    put(key, value);
+  }
+  for (const [method, params] of Object.entries(options.methods ?? {})) {
+    if (service.getMethod(method) === undefined) {
+      throw new ExtensionError(
+        ExtensionErrorCode.INVALID_PARAMETER,
+        `${where}: "methods.${method}" names no method of ${service.name} (methods: ${service.methodNames.join(', ')}).`,
+      );
+    }
+    for (const [key, value] of Object.entries(params)) put(`${method}.${key}`, value);
+  }
+  return out;
+}
+
+/**
+ * The provider URLs of a reference without a registry: the in-process (`injvm`) one, or each of the `;`-separated
+ * direct URLs with the consumer's parameters added.
+ * @param checkKeys - reports the unknown keys of a direct URL.
+ * @throws `ERR_SPI_INVALID_PARAMETER` for a direct URL that does not parse or has no protocol.
+ * @internal
+ */
+export function providerUrls(
+  service: ServiceDefinition,
+  consumerUrl: URL,
+  direct: string | undefined,
+  where: string,
+  checkKeys: (keys: Iterable<string>, where: string) => void,
+): URL[] {
+  const inherited = new Map(consumerUrl.parameters);
+  inherited.delete('side');
+  const consumerParams = [...inherited];
+  if (direct === undefined || direct.trim() === '') {
+    return [new URL({ protocol: 'injvm', host: '127.0.0.1', path: service.name, parameters: [...consumerUrl.parameters] })];
+  }
+  return direct
+    .split(';')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0)
+    .map((text) => {
+      let parsed: URL;
+      try {
+        parsed = URL.parse(text);
+      } catch (error) {
+        throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `${where}: url=${text} is not a valid URL: ${(error as Error).message}`, {
+          cause: error,
+        });
+      }
+      if (parsed.protocol === '') {
+        throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `${where}: url=${text} has no protocol (e.g. tri://127.0.0.1:50051).`);
+      }
+      checkKeys(parsed.parameters.keys(), `${where}: url=${text}`);
+      const withPath = parsed.path === '' ? parsed.withPath(service.name) : parsed;
+      return withPath.addParameters(new Map(consumerParams)).addParameter('side', 'consumer');
+    });
+}
+
+/**
+ * A filter option as a comma list.
+ * @internal
+ */
+export function joinList(list: string | readonly string[] | undefined): string | undefined {
+  if (list === undefined) return undefined;
+  return typeof list === 'string' ? list : list.join(',');
+}
+
+/**
+ * The consumer's address: the first non-internal IPv4 address (what port-less override rules name), else loopback.
+ * @internal
+ */
+export function localHost(): string {
+  try {
+    for (const addresses of Object.values(networkInterfaces())) {
+      for (const address of addresses ?? []) {
+        if (address.family === 'IPv4' && !address.internal) return address.address;
+      }
+    }
+  } catch {
+    // fall through
+  }
+  return '127.0.0.1';
+}
+
+/**
+ * The provider URL as registered: Dubbo 3.2+ drops local-only keys, and methods are sorted.
+ * @internal
+ */
+export function registeredProviderUrl(url: URL): URL {
+  const methods = url.getParameter('methods');
+  const cleaned = url.removeParameters('anyhost', 'pid', 'bind.ip', 'bind.port', 'threadname', 'threadpool', 'threads', 'queues', 'alive');
+  return methods ? cleaned.addParameter('methods', splitCommaList(methods).sort().join(',')) : cleaned;
+}
