@@ -145,6 +145,8 @@ class Gate implements CallGate {
   }
 }
 
+type ReferenceDirectory = StaticDirectory | RegistryDirectory;
+
 /**
  * The one obvious way to run Weft: configure an application, export services, refer typed proxies, shut down.
  *
@@ -165,8 +167,6 @@ class Gate implements CallGate {
  * await app.shutdown();
  * ```
  */
-type ReferenceDirectory = StaticDirectory | RegistryDirectory;
-
 export class WeftApplication {
   private readonly exporters: Exporter[] = [];
   private readonly registrations: URL[] = [];

@@ -1,8 +1,5 @@
-import { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
 import { realizeOnce, typeName, type Realizer } from './realizer.js';
 import type { TypeDescriptor } from './service-definition.js';
-
-const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** The name of a descriptor, for messages: `String`, `Greeting[]`, `Map<String, Greeting>`, `void`. */
 export function describeType(type: TypeDescriptor): string {
