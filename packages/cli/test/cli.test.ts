@@ -139,4 +139,17 @@ describe('bin/weft.js (a real process)', () => {
     expect(result.stderr).toContain('zookeeper://127.0.0.1:1');
     expect(result.ms).toBeLessThan(8000);
   });
+
+  it('stops quietly when the reader closes the pipe early (weft extensions | head)', async () => {
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [join(cliDir, 'bin', 'weft.js'), 'extensions'], { cwd: app.root, env: { ...process.env, WEFT_REGISTRY: '' } });
+      let stderr = '';
+      child.stdout.destroy(); // the reader is gone before the first line is written: every write meets EPIPE
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stderr }));
+    });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+  });
 });
