@@ -8,6 +8,41 @@ import { circuitBreakerRuleOf, describeRule, type CircuitBreakerRule } from './c
 /** Rules cached per URL: more distinct method names than this are read from the URL on every call. */
 const MAX_CACHED_METHODS = 256;
 
+/**
+ * What a (URL, method) resolves to, cached: the rule, its breaker, and the completion handlers of calls that
+ * need no per-call state (created once per breaker, so an asynchronous call adds no closure).
+ */
+class Slot {
+  /** `slow-ratio`: each call needs its start time (so a closure on the asynchronous path). */
+  readonly timed: boolean;
+  breaker!: CircuitBreaker;
+  onResult!: (result: Result) => void;
+  onError!: (error: unknown) => void;
+
+  constructor(
+    readonly rule: CircuitBreakerRule,
+    private readonly registry: CircuitBreakerRegistry,
+  ) {
+    this.timed = rule.strategy === 'slow-ratio';
+    this.attach();
+  }
+
+  /** The slot's breaker, fetched again from the registry when it was replaced. */
+  current(): CircuitBreaker {
+    if (this.breaker.retired) this.attach();
+    return this.breaker;
+  }
+
+  private attach(): void {
+    const breaker = this.registry.breakerFor(this.rule);
+    const clock = this.registry.now;
+    const rule = this.rule;
+    this.breaker = breaker;
+    this.onResult = (result) => breaker.complete(clock(), 0, outcomeOfResult(result, rule), 0);
+    this.onError = (error) => breaker.complete(clock(), 0, outcomeOfError(error, rule), 0);
+  }
+}
+
 /** How a rejected call counts: an inner breaker's refusal and a caller's cancellation are not the provider's doing. */
 function outcomeOfError(error: unknown, rule: CircuitBreakerRule): Outcome {
   if (error instanceof RpcError) {
@@ -59,7 +94,10 @@ function outcomeOfResult(result: Result, rule: CircuitBreakerRule): Outcome {
 export class CircuitBreakerFilter extends Filter {
   /** The application's breakers and their state-change events. */
   readonly breakers: CircuitBreakerRegistry;
-  private readonly rules = new WeakMap<URL, Map<string, CircuitBreakerRule | null>>();
+  private readonly slots = new WeakMap<URL, Map<string, Slot | null>>();
+  private lastUrl: URL | undefined;
+  private lastMethod: string | undefined;
+  private lastSlot: Slot | undefined;
 
   constructor(@Inject(Logger) logger: Logger) {
     super();
@@ -69,14 +107,21 @@ export class CircuitBreakerFilter extends Filter {
   /** Admits the call (counting its outcome) or rejects it with `circuit-open`. */
   invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     const url = invoker.getUrl();
-    const rule = this.ruleOf(url, invocation.methodName);
-    if (rule === undefined) return invoker.invoke(invocation);
-    const breaker = this.breakers.breakerFor(rule);
+    const slot = this.slotOf(url, invocation.methodName);
+    if (slot === undefined) return invoker.invoke(invocation);
+    const breaker = slot.current();
+    const state = breaker.state;
+    if (state === 'forced-closed') return invoker.invoke(invocation);
     const clock = this.breakers.now;
-    const start = clock();
-    const token = breaker.tryPass(start);
-    if (token === REJECT) return Promise.reject(this.refused(breaker, url, invocation, start));
-    if (breaker.state === 'forced-closed') return invoker.invoke(invocation);
+    // A closed breaker needs the time only to measure the call (slow-ratio): others read the clock once, at the end.
+    let start = 0;
+    let token = 0;
+    if (state !== 'closed' || slot.timed) {
+      start = clock();
+      token = breaker.tryPass(start);
+      if (token === REJECT) return Promise.reject(this.refused(breaker, url, invocation, start));
+    }
+    const rule = slot.rule;
     let answer: Result | Promise<Result>;
     try {
       answer = invoker.invoke(invocation);
@@ -90,16 +135,20 @@ export class CircuitBreakerFilter extends Filter {
       breaker.complete(end, end - start, outcomeOfResult(answer, rule), token);
       return answer;
     }
-    this.countWhenSettled(answer instanceof Promise ? answer : Promise.resolve(answer), breaker, start, token);
+    const pending = answer instanceof Promise ? answer : Promise.resolve(answer);
+    // Counted on a branch of the promise: the caller gets the promise as is.
+    if (token === 0 && !slot.timed) pending.then(slot.onResult, slot.onError);
+    else this.countWhenSettled(pending, breaker, start, token);
     return answer;
   }
 
   /** Forgets every breaker and listener: the application shut down. */
   destroy(): void {
+    this.lastUrl = this.lastSlot = undefined;
     this.breakers.clear();
   }
 
-  /** Counts the outcome when the call settles, on a branch of its promise (the caller gets the promise as is). */
+  /** Counts a timed call or a probe when it settles (closures only here, off the common path). */
   private countWhenSettled(pending: Promise<Result>, breaker: CircuitBreaker, start: number, token: number): void {
     const clock = this.breakers.now;
     pending.then(
@@ -114,16 +163,27 @@ export class CircuitBreakerFilter extends Filter {
     );
   }
 
-  private ruleOf(url: URL, method: string): CircuitBreakerRule | undefined {
-    let byMethod = this.rules.get(url);
-    if (byMethod === undefined) this.rules.set(url, (byMethod = new Map()));
-    let rule = byMethod.get(method);
-    if (rule === undefined) {
-      rule = circuitBreakerRuleOf(url, method) ?? null;
+  private slotOf(url: URL, method: string): Slot | undefined {
+    // The last (URL, method) seen: a reference calling one method in a loop skips both map lookups.
+    if (url === this.lastUrl && method === this.lastMethod) return this.lastSlot;
+    const slot = this.lookUp(url, method);
+    this.lastUrl = url;
+    this.lastMethod = method;
+    this.lastSlot = slot;
+    return slot;
+  }
+
+  private lookUp(url: URL, method: string): Slot | undefined {
+    let byMethod = this.slots.get(url);
+    if (byMethod === undefined) this.slots.set(url, (byMethod = new Map()));
+    let slot = byMethod.get(method);
+    if (slot === undefined) {
+      const rule = circuitBreakerRuleOf(url, method);
+      slot = rule === undefined ? null : new Slot(rule, this.breakers);
       // Method names come from callers: never let unknown ones grow the cache without bound.
-      if (byMethod.size < MAX_CACHED_METHODS) byMethod.set(method, rule);
+      if (byMethod.size < MAX_CACHED_METHODS) byMethod.set(method, slot);
     }
-    return rule ?? undefined;
+    return slot ?? undefined;
   }
 
   private refused(breaker: CircuitBreaker, url: URL, invocation: Invocation, now: number): RpcError {

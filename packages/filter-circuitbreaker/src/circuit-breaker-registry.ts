@@ -108,6 +108,7 @@ export class CircuitBreakerRegistry {
     const existing = this.breakers.get(rule.resource);
     if (existing !== undefined && (existing.rule === rule || existing.rule.signature === rule.signature)) return existing;
     const breaker = new CircuitBreaker(rule, this.sink);
+    if (existing !== undefined) existing.retired = true;
     this.breakers.set(rule.resource, breaker);
     if (existing !== undefined && existing.state !== breaker.state) this.changed(breaker, existing.state, breaker.state, 'rule-changed');
     else if (existing === undefined && breaker.state !== 'closed') this.changed(breaker, 'closed', breaker.state, 'rule-changed');
@@ -116,6 +117,7 @@ export class CircuitBreakerRegistry {
 
   /** Forgets every breaker and listener (the application shut down). */
   clear(): void {
+    for (const breaker of this.breakers.values()) breaker.retired = true;
     this.breakers.clear();
     this.listeners = [];
   }

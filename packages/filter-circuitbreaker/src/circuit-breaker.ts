@@ -91,6 +91,9 @@ export class CircuitBreaker {
     this.current = rule.force === 'open' ? 'forced-open' : rule.force === 'closed' ? 'forced-closed' : 'closed';
   }
 
+  /** Set when the registry replaced this breaker (its rule changed): whoever cached it must ask again. */
+  retired = false;
+
   /** The current state. */
   get state(): CircuitBreakerState {
     return this.current;
@@ -162,16 +165,17 @@ export class CircuitBreaker {
     }
     this.window.record(now, error, slow);
     if (state !== 'closed' || rule.strategy === undefined) return;
-    const total = this.window.total(now);
+    // `record` just moved the window to `now`: its totals are current.
+    const total = this.window.lastTotal;
     if (total < rule.minRequests) return;
     const threshold = rule.threshold;
     let value: number;
     let trips: boolean;
     if (rule.strategy === 'error-count') {
-      value = this.window.errorCount(now);
+      value = this.window.lastErrors;
       trips = value > threshold;
     } else {
-      value = (rule.strategy === 'slow-ratio' ? this.window.slowCount(now) : this.window.errorCount(now)) / total;
+      value = (rule.strategy === 'slow-ratio' ? this.window.lastSlow : this.window.lastErrors) / total;
       trips = value > threshold || (threshold === 1 && value === 1);
     }
     if (trips) {

@@ -54,6 +54,21 @@ export class SlidingWindow {
     }
   }
 
+  /** Calls in the window as of the last `record` or read (no clock: right after `record(now, …)`, the totals at `now`). */
+  get lastTotal(): number {
+    return this.sumTotal;
+  }
+
+  /** Errors in the window as of the last `record` or read. */
+  get lastErrors(): number {
+    return this.sumErrors;
+  }
+
+  /** Slow calls in the window as of the last `record` or read. */
+  get lastSlow(): number {
+    return this.sumSlow;
+  }
+
   /** Calls in the window at `now`. */
   total(now: number): number {
     this.advance(now);
