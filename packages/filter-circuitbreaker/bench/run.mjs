@@ -5,6 +5,8 @@
 //   (a) the filter alone, closed, in a chain built by buildFilterChain around an invoker that answers at once
 //       (a completed Result — the synchronous path) and with a resolved promise (the asynchronous path): against
 //       the same chain with a no-op filter. Also the heap allocated per call on the synchronous path.
+//   (c) the same awaited call (an invoker answering with a resolved promise) bare, through Weft's chain with a
+//       closed breaker, and wrapped by opossum's and cockatiel's closed circuit breakers: the added cost of each.
 //   (b) one awaited injvm call through a real application with the breaker closed vs a no-op consumer filter vs
 //       no filter.
 //
@@ -14,6 +16,8 @@ import { cpus, loadavg } from 'node:os';
 import { buildFilterChain, defineService, Filter, Invocation, Invoker, Logger, Result, URL, WeftApplication } from '@weft/core';
 import { CircuitBreakerFilter } from '@weft/filter-circuitbreaker';
 import { createTestApp } from '@weft/test-utils';
+import { circuitBreaker as cockatielBreaker, ConsecutiveBreaker, handleAll } from 'cockatiel';
+import Opossum from 'opossum';
 
 import { blackhole, formatNs, formatRatio, measure, printTable } from '../../core/bench/harness.mjs';
 
@@ -99,6 +103,43 @@ class AnsweringInvoker extends Invoker {
     const b = bytesPerCall(er);
     figures.push(['heap per sync call', `${b.toFixed(1)} B with the breaker, ${a.toFixed(1)} B with a no-op filter`]);
   }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// (c) next to opossum and cockatiel, on the same call
+
+{
+  const url = URL.parse('tri://10.0.0.1:50051/bench.Greeter?interface=bench.Greeter&side=consumer&circuitbreaker=error-ratio');
+  const target = new AnsweringInvoker(url, true);
+  const call = new Invocation({ methodName: 'sayHello', args: ['ann'] });
+  const weft = buildFilterChain(target, [new CircuitBreakerFilter(silent)], () => 'circuitbreaker', silent);
+  // Closed breakers with comparable rules: opossum's rolling error percentage (50 %, 10 buckets over 1 s) with
+  // no timeout of its own; cockatiel's simplest (consecutive failures) breaker.
+  const opossum = new Opossum((invocation) => target.invoke(invocation), {
+    timeout: false,
+    errorThresholdPercentage: 50,
+    rollingCountTimeout: 1000,
+    rollingCountBuckets: 10,
+    volumeThreshold: 5,
+    resetTimeout: 5000,
+  });
+  const cockatiel = cockatielBreaker(handleAll, { halfOpenAfter: 5000, breaker: new ConsecutiveBreaker(5) });
+  const rows = [
+    await measure('bare call (resolved promise), awaited', () => target.invoke(call)),
+    await measure('Weft circuitbreaker filter (closed)', () => weft.invoke(call)),
+    await measure('opossum 9 fire() (closed)', () => opossum.fire(call)),
+    await measure('cockatiel 3 execute() (closed)', () => cockatiel.execute(() => target.invoke(call))),
+  ];
+  printTable('closed circuit breaker around the same awaited call', rows, { baseline: 'bare call (resolved promise), awaited' });
+  const [bare, w, o, c] = rows;
+  const added = (row) => row.nsPerOp - bare.nsPerOp;
+  const cheaper = Math.min(added(o), added(c));
+  figures.push([
+    'added cost per call',
+    `Weft +${formatNs(added(w))}, opossum +${formatNs(added(o))}, cockatiel +${formatNs(added(c))}: Weft = ` +
+      `${(added(w) / cheaper).toFixed(2)}× the cheaper of the two (goal ≤ 0.5×)`,
+  ]);
+  opossum.shutdown();
 }
 
 // ---------------------------------------------------------------------------------------------------------------
