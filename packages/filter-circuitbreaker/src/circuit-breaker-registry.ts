@@ -169,6 +169,8 @@ function explain(event: CircuitBreakerStateChange): string {
       return `open for ${rule.openDuration} ms: admitting ${rule.probes} probe${rule.probes === 1 ? '' : 's'}`;
     case 'probe-failed':
       return `a probe failed: open for another ${rule.openDuration} ms`;
+    case 'probe-timed-out':
+      return `the probes were still in flight after ${rule.openDuration} ms: open for another ${rule.openDuration} ms`;
     case 'recovered':
       return `${rule.probes} probe${rule.probes === 1 ? '' : 's'} succeeded`;
     case 'rule-changed':

@@ -19,6 +19,8 @@ export type CircuitBreakerTransitionReason =
   | 'probing'
   /** A probe failed (an error, or slow under `slow-ratio`). */
   | 'probe-failed'
+  /** The probes of a half-open round were still in flight after `openDuration`: the round counts as failed. */
+  | 'probe-timed-out'
   /** Every probe succeeded. */
   | 'recovered'
   /** The rule changed (a pushed override): the breaker starts over, or a forced state began or ended. */
@@ -60,7 +62,8 @@ export type TransitionSink = (breaker: CircuitBreaker, from: CircuitBreakerState
  * refused until then; the first call after it turns the breaker half-open and is the first probe. Half-open: up
  * to `probes` calls are admitted as probes, the others refused; the first probe that fails re-opens the breaker
  * (for another `openDuration`); when all `probes` succeeded it closes with an empty window. Only probes decide:
- * calls admitted before the breaker opened are counted but change nothing. A cancelled probe frees its place.
+ * calls admitted before the breaker opened are counted but change nothing. A cancelled probe frees its place;
+ * a round whose probes are still in flight `openDuration` after it began fails (`probe-timed-out`).
  * Forced states ignore statistics: `forced-open` refuses everything, `forced-closed` admits everything.
  * Synchronous and allocation-free.
  *
@@ -78,6 +81,8 @@ export class CircuitBreaker {
   private generation = 1;
   private nextRetry = 0;
   private probesAdmitted = 0;
+  /** When the current half-open round began. */
+  private halfOpenSince = 0;
   private probesSucceeded = 0;
   /** The statistic that last tripped the breaker, and the calls it was computed over. */
   private tripValue = 0;
@@ -132,10 +137,15 @@ export class CircuitBreaker {
         if (now < this.nextRetry) return REJECT;
         this.probesAdmitted = 1;
         this.probesSucceeded = 0;
+        this.halfOpenSince = now;
         this.transition('half-open', 'probing');
         return this.generation;
       case 'half-open':
-        if (this.probesAdmitted >= this.rule.probes) return REJECT;
+        if (this.probesAdmitted >= this.rule.probes) {
+          // A probe that never ends (no timeout) must not keep the breaker half-open forever.
+          if (now - this.halfOpenSince >= this.rule.openDuration) this.open(now, 'probe-timed-out');
+          return REJECT;
+        }
         this.probesAdmitted++;
         return this.generation;
       case 'forced-open':

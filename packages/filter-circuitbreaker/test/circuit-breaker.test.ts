@@ -183,6 +183,25 @@ describe('CircuitBreaker transitions (a table, fake times)', () => {
     expect(breaker.retryIn(6003)).toBe(999);
   });
 
+  it('a probe still in flight after open-duration does not keep the breaker half-open: the round fails, a later call probes again', () => {
+    const { breaker, changes } = breakerOf('circuitbreaker=error-ratio&circuitbreaker.open-duration=1000');
+    calls(breaker, 5, 0, Outcome.ERROR);
+    const stuck = breaker.tryPass(1000);
+    expect(breaker.tryPass(1999)).toBe(REJECT);
+    expect(breaker.state).toBe('half-open');
+    expect(breaker.tryPass(2000)).toBe(REJECT);
+    expect(breaker.state).toBe('open');
+    expect(breaker.retryIn(2000)).toBe(1000);
+    const probe = breaker.tryPass(3000);
+    expect(probe).toBeGreaterThan(stuck);
+    // The stuck probe ends at last: it belongs to an old round and decides nothing.
+    breaker.complete(3001, 2001, Outcome.ERROR, stuck);
+    expect(breaker.state).toBe('half-open');
+    breaker.complete(3002, 2, Outcome.SUCCESS, probe);
+    expect(breaker.state).toBe('closed');
+    expect(changes.map((c) => `${c.to}:${c.reason}`)).toEqual(['open:tripped', 'half-open:probing', 'open:probe-timed-out', 'half-open:probing', 'closed:recovered']);
+  });
+
   it('a cancelled probe frees its place for another probe', () => {
     const { breaker } = breakerOf('circuitbreaker=error-ratio&circuitbreaker.open-duration=1000');
     calls(breaker, 5, 0, Outcome.ERROR);
