@@ -14,6 +14,8 @@ import { createTestApp, freePort, RecordingLogger, type TestApp } from '@weft/te
 const Greeter = defineService('org.acme.Greeter', {
   sayHello: { args: [String], returns: String },
   setDelay: { args: [Number], returns: Number },
+  greet: { args: [String], returns: String },
+  setFailing: { args: [Boolean], returns: Boolean },
 });
 
 const PROVIDER = `
@@ -21,8 +23,11 @@ import { defineService, WeftApplication } from '@weft/core';
 const Greeter = defineService('org.acme.Greeter', {
   sayHello: { args: [String], returns: String },
   setDelay: { args: [Number], returns: Number },
+  greet: { args: [String], returns: String },
+  setFailing: { args: [Boolean], returns: Boolean },
 });
 let delay = 0;
+let failing = false;
 const app = await WeftApplication.start({ root: process.cwd(), name: 'slow-provider' });
 await app.export(Greeter, {
   sayHello: async (name) => {
@@ -30,6 +35,11 @@ await app.export(Greeter, {
     return 'hello ' + name;
   },
   setDelay: (ms) => (delay = ms),
+  greet: (name) => {
+    if (failing) throw new Error('greeting store unavailable');
+    return 'greetings ' + name;
+  },
+  setFailing: (on) => (failing = on),
 }, { protocol: 'tri', port: Number(process.argv[2]) });
 console.log('ready');
 `;
@@ -104,6 +114,35 @@ describe('slow provider process → breaker opens → fail mock answers → reco
         'open → half-open (probing)',
         'half-open → closed (recovered)',
       ]);
+    } finally {
+      await app.shutdown();
+    }
+  }, 30_000);
+
+  it('the same with an error-ratio rule: failures (business errors count) open it, the fail mock answers, a probe closes it', async () => {
+    const app = await WeftApplication.start({ root: testApp.root, name: 'consumer-errors', logger: new RecordingLogger() });
+    try {
+      const events: CircuitBreakerStateChange[] = [];
+      circuitBreakersOf(app).onStateChange((e) => events.push(e));
+      const greeter = await app.refer(Greeter, {
+        url: `tri://127.0.0.1:${port}/org.acme.Greeter`,
+        retries: 0,
+        mock: 'fail:return "fallback"',
+        parameters: { 'greet.circuitbreaker': 'error-ratio', 'greet.circuitbreaker.window': 2000, 'greet.circuitbreaker.open-duration': 500 },
+      });
+      expect(await greeter.greet('a')).toBe('greetings a');
+      await greeter.setFailing(true);
+      // A business error is the provider's answer: the fail mock does not hide it, but the breaker counts it.
+      for (let i = 0; i < 4; i++) await expect(greeter.greet('f')).rejects.toThrow('greeting store unavailable');
+      expect(events.map((e) => `${e.from} → ${e.to} (${e.reason})`)).toEqual(['closed → open (tripped)']);
+      expect(events[0]).toMatchObject({ value: 0.8, total: 5 });
+      const started = performance.now();
+      for (let i = 0; i < 200; i++) expect(await greeter.greet('x')).toBe('fallback');
+      expect((performance.now() - started) / 200).toBeLessThan(1);
+      await greeter.setFailing(false);
+      await new Promise((resolve) => setTimeout(resolve, 550));
+      expect(await greeter.greet('probe')).toBe('greetings probe');
+      expect(events.map((e) => e.to)).toEqual(['open', 'half-open', 'closed']);
     } finally {
       await app.shutdown();
     }
