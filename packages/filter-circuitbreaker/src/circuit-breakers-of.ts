@@ -13,7 +13,7 @@ import type { CircuitBreakerRegistry } from './circuit-breaker-registry.js';
  * ```ts
  * circuitBreakersOf(app).onStateChange((e) => console.log(`${e.resource}: ${e.from} → ${e.to}`));
  * ```
- * @throws ExtensionError `ERR_SPI_NOT_FOUND`-style errors of the loader when the package is not installed, or
+ * @throws ExtensionError `ERR_SPI_NOT_FOUND` when the application does not have this package installed, or
  * `ERR_SPI_INVALID_PARAMETER` when another class took the name `circuitbreaker`.
  */
 export function circuitBreakersOf(app: WeftApplication): CircuitBreakerRegistry {
