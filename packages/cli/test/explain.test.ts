@@ -217,3 +217,48 @@ describe('weft explain on broken installs', () => {
     }
   });
 });
+
+describe('weft explain shows the settings of the filters in the chain (the circuit breaker and its rule)', () => {
+  let cb: TestApp;
+  beforeAll(() => {
+    cb = createTestApp(['@weft/core', '@weft/filter-circuitbreaker'], { prefix: 'weft-cli-explain-cb' });
+  });
+  afterAll(() => cb.cleanup());
+
+  it('lists the circuitbreaker keys the URL sets, plain and per method, in text and JSON', async () => {
+    const argv = [
+      'explain',
+      '--side',
+      'consumer',
+      'org.acme.Greeter',
+      '--param',
+      'circuitbreaker=error-ratio',
+      '--param',
+      'circuitbreaker.threshold=0.3',
+      '--param',
+      'sayHello.circuitbreaker.open-duration=10000',
+      '--param',
+      'timeout=500',
+    ];
+    const text = await weft(argv, { cwd: cb.root });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('  proxy → cluster → [ circuitbreaker ] → protocol invoker\n');
+    expect(text.stdout).toMatch(/1\s+circuitbreaker\s+@weft\/filter-circuitbreaker@0\.1\.0\s+activated automatically .*: circuitbreaker=error-ratio/);
+    expect(text.stdout).toContain('Their settings (the URL keys each one declares, as this URL sets them; unset keys take their defaults):');
+    expect(text.stdout).toMatch(/circuitbreaker\s+circuitbreaker=error-ratio circuitbreaker\.threshold=0\.3 sayHello\.circuitbreaker\.open-duration=10000\n/);
+    const e = json<{ chain: { name: string; settings: { key: string; value: string }[] }[] }>(await weft([...argv.slice(0, 1), '--json', ...argv.slice(1)], { cwd: cb.root }));
+    expect(e.chain.find((c) => c.name === 'circuitbreaker')?.settings).toEqual([
+      { key: 'circuitbreaker', value: 'error-ratio' },
+      { key: 'circuitbreaker.threshold', value: '0.3' },
+      { key: 'sayHello.circuitbreaker.open-duration', value: '10000' },
+    ]);
+  });
+
+  it('a forced breaker (circuitbreaker.force only) is in the chain, activated by that key', async () => {
+    const e = json<{ chain: { name: string; activatedBy: { key: string; value: string; method: string | null } | null }[] }>(
+      await weft(['explain', '--json', '--side', 'consumer', 'org.acme.Greeter', '--method', 'sayHello', '--param', 'circuitbreaker.force=open'], { cwd: cb.root }),
+    );
+    expect(e.chain.map((c) => c.name)).toEqual(['circuitbreaker']);
+    expect(e.chain[0]?.activatedBy).toEqual({ key: 'circuitbreaker.force', value: 'open', method: 'sayHello' });
+  });
+});

@@ -50,6 +50,20 @@ interface Explained {
   readonly reason: string;
   readonly detail: string;
   readonly activatedBy: ActivatedBy | null;
+  /** The URL keys its manifest declares (`"keys"`) that the URL sets, plain and method-level: the filter's rule. */
+  readonly settings: readonly { readonly key: string; readonly value: string }[];
+}
+
+/** The URL parameters that set the keys a manifest entry declares (`tps`, `sayHello.tps`, …), in URL order. */
+function settingsOf(record: ManifestRecord, url: URL): { key: string; value: string }[] {
+  const declared = record.entry.keys;
+  if (declared.length === 0) return [];
+  const settings: { key: string; value: string }[] = [];
+  for (const [key, value] of url.parameters) {
+    const hit = declared.some((d) => d.key === key || (d.method && key.endsWith(`.${d.key}`) && METHOD_NAME.test(key.slice(0, key.length - d.key.length - 1))));
+    if (hit) settings.push({ key, value });
+  }
+  return settings;
 }
 
 /** Builds the URL to explain from the argument and flags. */
@@ -138,7 +152,7 @@ async function run(args: ParsedArgs, ctx: CommandContext): Promise<number> {
     }
     const who = list.map((r) => `${r.pkg.name}@${r.pkg.version} (${displayPath(root, r.manifestPath)})`).join(' and ');
     errors.push(`filter "${name}" is declared by ${who}: the loader refuses the name, so the application does not start. Uninstall or rename one (see weft doctor).`);
-    clashes.push({ name, package: list.map((r) => `${r.pkg.name}@${r.pkg.version}`).join(', '), manifest: displayPath(root, first.manifestPath), position: -1, reason: 'clash', detail: `declared by ${who}`, activatedBy: null });
+    clashes.push({ name, package: list.map((r) => `${r.pkg.name}@${r.pkg.version}`).join(', '), manifest: displayPath(root, first.manifestPath), position: -1, reason: 'clash', detail: `declared by ${who}`, activatedBy: null, settings: [] });
   }
   for (const p of index.problems.filter((p) => p.pointId === FILTER_POINT)) {
     errors.push(`invalid filter manifest ${displayPath(root, p.file)}: ${p.message} (it contributes no filters, and loading weft.rpc.Filter fails)`);
@@ -172,6 +186,7 @@ async function run(args: ParsedArgs, ctx: CommandContext): Promise<number> {
       reason: v.reason,
       detail: v.detail,
       activatedBy: (v.reason === 'activated' && meta !== undefined ? activatedBy(meta, url) : undefined) ?? null,
+      settings: settingsOf(record, url),
     };
   };
   const verdicts = explained.verdicts.map(describe);
@@ -208,6 +223,11 @@ async function run(args: ParsedArgs, ctx: CommandContext): Promise<number> {
   if (chain.length > 0) {
     ctx.out('\nIn the chain (outermost first):\n');
     ctx.out(formatTable(['#', 'NAME', 'PACKAGE', 'WHY'], chain.map((c) => [String(c.position + 1), c.name, c.package, why(c)])));
+    const configured = chain.filter((c, i) => c.settings.length > 0 && chain.findIndex((o) => o.name === c.name) === i);
+    if (configured.length > 0) {
+      ctx.out('\nTheir settings (the URL keys each one declares, as this URL sets them; unset keys take their defaults):\n');
+      ctx.out(formatTable(['NAME', 'SETTINGS'], configured.map((c) => [c.name, c.settings.map((k) => `${k.key}=${k.value}`).join(' ')])));
+    }
   }
   if (excluded.length > 0) {
     ctx.out('\nNot in the chain:\n');

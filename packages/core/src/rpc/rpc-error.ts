@@ -1,5 +1,5 @@
 /**
- * Codes carried by {@link RpcError}: Dubbo's `RpcException` codes, plus `cancelled`.
+ * Codes carried by {@link RpcError}: Dubbo's `RpcException` codes, plus `cancelled` and `circuit-open`.
  *
  * @remarks A closed set, documented in `docs/reference/errors.md` (a test keeps the two in sync).
  * `dubboCode` gives Dubbo's numeric code for interoperability.
@@ -38,6 +38,8 @@ export const RpcErrorCode = {
   AUTHORIZATION: 'authorization',
   /** The caller aborted the call through its AbortSignal (no Dubbo equivalent). */
   CANCELLED: 'cancelled',
+  /** A consumer circuit breaker refused the call without sending it; fail mock degrades it (no Dubbo equivalent). */
+  CIRCUIT_OPEN: 'circuit-open',
 } as const;
 
 /** One of the {@link RpcErrorCode} values. */
@@ -58,6 +60,7 @@ const DUBBO_CODES: Readonly<Record<RpcErrorCode, number>> = {
   validation: 12,
   authorization: 13,
   cancelled: 0,
+  'circuit-open': 0,
 };
 
 const CODES: ReadonlySet<string> = new Set(Object.values(RpcErrorCode));
