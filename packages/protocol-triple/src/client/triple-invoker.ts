@@ -2,12 +2,12 @@ import http2, { type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:ht
 
 import { AbstractInvoker, DeadlineWheel, type DeadlineEntry, Result, RpcError, RpcErrorCode, type Invocation, type MethodDescriptor, type ServiceDefinition, type URL } from '@weft/core/spi';
 
-import { readAttachmentHeaders, writeAttachmentHeaders } from './attachment-headers.js';
+import { readAttachmentHeaders, writeAttachmentHeaders } from '../codec/attachment-headers.js';
 import type { SessionHandle, TripleConnectionPool } from './connection-pool.js';
-import { decompress, encodeFrame, FrameError, GrpcMessageReader, isSupportedEncoding } from './grpc-frame.js';
-import { decodeGrpcMessage, formatGrpcTimeout, GrpcStatus, httpStatusToGrpc, rpcErrorCodeFromWire } from './grpc-status.js';
-import type { TripleCodec } from './triple-codec.js';
-import { TripleHeaders } from './triple-keys.js';
+import { decompress, encodeFrame, FrameError, GrpcMessageReader, isSupportedEncoding } from '../codec/grpc-frame.js';
+import { decodeGrpcMessage, formatGrpcTimeout, GrpcStatus, httpStatusToGrpc, rpcErrorCodeFromWire } from '../codec/grpc-status.js';
+import type { TripleCodec } from '../codec/triple-codec.js';
+import { TripleHeaders } from '../triple-keys.js';
 
 const { NGHTTP2_CANCEL, NGHTTP2_REFUSED_STREAM, NGHTTP2_ENHANCE_YOUR_CALM, NGHTTP2_NO_ERROR } = http2.constants;
 
