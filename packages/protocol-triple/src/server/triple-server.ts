@@ -10,6 +10,7 @@ import { GrpcStatus, grpcStatusOf, grpcToHttpStatus, parseGrpcTimeout } from '..
 import type { TripleCodec } from '../codec/triple-codec.js';
 import { TripleHeaders } from '../triple-keys.js';
 import { GrpcServerCall, respondGrpcStatus } from './grpc-server-call.js';
+import { GrpcStreamCall } from './grpc-stream-call.js';
 import { classify, closeIfUploading, formatAddress, grpcSubtype, headerString, ignore, isJsonContentType, splitPath, splitPlainPath } from './http-util.js';
 import {
   Http1Exchange,
@@ -344,7 +345,10 @@ export class TripleServer {
       return;
     }
     const timeout = parseGrpcTimeout(headerString(headers, TripleHeaders.GRPC_TIMEOUT));
-    new GrpcServerCall(this, stream, headers, exporter, method, codec, typed, encoding, timeout === undefined ? undefined : Date.now() + timeout);
+    const deadline = timeout === undefined ? undefined : Date.now() + timeout;
+    const kind = method.descriptor?.stream;
+    if (kind !== undefined) new GrpcStreamCall(this, stream, headers, exporter, method, kind, codec, typed, encoding, deadline);
+    else new GrpcServerCall(this, stream, headers, exporter, method, codec, typed, encoding, deadline);
   }
 
   // -------------------------------------------------------------------------------------------------------------
