@@ -80,11 +80,11 @@ async function weftProvider(probe: Probe): Promise<number> {
       invocation.signal?.addEventListener('abort', () => (probe.aborted = true));
       return invoker.invoke(invocation);
     }
-    onResponse(result: Result, _invoker: Invoker, invocation: Invocation): void {
+    override onResponse(result: Result, _invoker: Invoker, invocation: Invocation): void {
       const exception = result.exception;
       probe.outcomes.push(`${invocation.methodName}: ${result.hasException() ? `error ${exception instanceof RpcError ? exception.code : String(exception)}` : 'ok'}`);
     }
-    onError(error: unknown, _invoker: Invoker, invocation: Invocation): void {
+    override onError(error: unknown, _invoker: Invoker, invocation: Invocation): void {
       probe.outcomes.push(`${invocation.methodName}: rejected ${error instanceof RpcError ? error.code : String(error)}`);
     }
   }
@@ -219,5 +219,191 @@ describe('grpc-js client (proto-loader) → Weft streaming provider', () => {
     await ended;
     expect(received).toBe(total);
     expect(probe.produced).toBe(total);
+  });
+});
+
+/** What the grpc-js server saw. */
+class ServerProbe {
+  written = 0;
+  cancelled = false;
+  metadata: grpc.Metadata | undefined;
+}
+
+/** A grpc-js server implementing weft.interop.v1.Streamer from the .proto (proto-loader). */
+async function grpcServer(probe: ServerProbe): Promise<number> {
+  const server = new grpc.Server();
+  server.addService(StreamerClient.service, {
+    lotsOfReplies: (call: grpc.ServerWritableStream<StreamRequest, object>) => {
+      probe.metadata = call.metadata;
+      call.on('cancelled', () => (probe.cancelled = true));
+      const request = call.request;
+      let i = 0;
+      const pump = async () => {
+        while (i < request.count && !probe.cancelled) {
+          if (request.failAfter > 0 && i === request.failAfter) {
+            call.emit('error', { code: request.failCode, details: `failed after ${i} replies` });
+            return;
+          }
+          const ok = call.write({ text: `${request.text} #${i}`, index: i, padding: Buffer.alloc(request.padding) });
+          probe.written++;
+          i++;
+          if (!ok) await new Promise((resolve) => call.once('drain', resolve));
+          if (request.delayMs > 0) await sleep(request.delayMs);
+        }
+        if (!probe.cancelled) call.end();
+      };
+      void pump();
+    },
+    record: (call: grpc.ServerReadableStream<StreamRequest, object>, callback: grpc.sendUnaryData<object>) => {
+      probe.metadata = call.metadata;
+      const texts: string[] = [];
+      call.on('data', (request: StreamRequest) => texts.push(request.text));
+      call.on('end', () => callback(null, { count: texts.length, texts: texts.join(',') }));
+    },
+    chat: (call: grpc.ServerDuplexStream<StreamRequest, object>) => {
+      call.on('cancelled', () => (probe.cancelled = true));
+      call.on('data', (request: StreamRequest) => call.write({ text: request.text.toUpperCase(), index: request.count }));
+      call.on('end', () => call.end());
+    },
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve, reject) =>
+    server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (error) => (error ? reject(error) : resolve())),
+  );
+  closers.push(() => new Promise<void>((resolve) => server.tryShutdown(() => resolve())));
+  return port;
+}
+
+async function weftConsumer(port: number, timeout = 10_000) {
+  const consumer = await harness.start('weft-stream-consumer');
+  return consumer.refer(Streamer, { url: `tri://127.0.0.1:${port}`, retries: 0, timeout });
+}
+
+describe('Weft consumer → grpc-js streaming server (proto-loader)', () => {
+  it('server-streaming: for await over the replies; attachments arrive as metadata', async () => {
+    const probe = new ServerProbe();
+    const streamer = await weftConsumer(await grpcServer(probe));
+    const texts: string[] = [];
+    for await (const reply of streamer.$call('lotsOfReplies', [{ text: 'hi', count: 3 }], { attachments: { 'x-trace': 't-1' } })) texts.push(reply.text);
+    expect(texts).toEqual(['hi #0', 'hi #1', 'hi #2']);
+    expect(probe.metadata?.get('x-trace')).toEqual(['t-1']);
+  });
+
+  it('client-streaming: an async iterable of requests in, one summary out', async () => {
+    const streamer = await weftConsumer(await grpcServer(new ServerProbe()));
+    async function* requests() {
+      for (const text of ['a', 'b', 'c']) yield { text };
+    }
+    expect(await streamer.record(requests())).toMatchObject({ count: 3, texts: 'a,b,c' });
+    expect(await streamer.record([{ text: 'x' }])).toMatchObject({ count: 1, texts: 'x' });
+  });
+
+  it('bidi: a request is sent only when the caller yields it, and each reply read as it comes', async () => {
+    const streamer = await weftConsumer(await grpcServer(new ServerProbe()));
+    const replies: string[] = [];
+    let gotReply: () => void = () => undefined;
+    async function* requests() {
+      for (const text of ['one', 'two', 'three']) {
+        const answered = new Promise<void>((resolve) => (gotReply = resolve));
+        yield { text };
+        await answered;
+      }
+    }
+    for await (const reply of streamer.chat(requests())) {
+      replies.push(reply.text);
+      gotReply();
+    }
+    expect(replies).toEqual(['ONE', 'TWO', 'THREE']);
+  });
+
+  it('an error status mid-stream is thrown from the iterator as an RpcError with the exact grpcStatus, after the replies before it', async () => {
+    const streamer = await weftConsumer(await grpcServer(new ServerProbe()));
+    const texts: string[] = [];
+    const failure = await (async () => {
+      try {
+        for await (const reply of streamer.lotsOfReplies({ text: 'x', count: 10, failAfter: 2, failCode: grpc.status.NOT_FOUND })) texts.push(reply.text);
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    })();
+    expect(texts).toEqual(['x #0', 'x #1']);
+    expect(failure).toBeInstanceOf(RpcError);
+    expect((failure as RpcError).grpcStatus).toBe(grpc.status.NOT_FOUND);
+    expect((failure as RpcError).message).toBe('failed after 2 replies');
+    expect((failure as RpcError).retryable).toBe(false);
+  });
+
+  it('breaking out of the for await cancels the call (the server sees RST_STREAM CANCEL)', async () => {
+    const probe = new ServerProbe();
+    const streamer = await weftConsumer(await grpcServer(probe));
+    for await (const reply of streamer.lotsOfReplies({ text: 'x', count: 1000, delayMs: 10 })) {
+      if (reply.index === 2) break;
+    }
+    await waitFor(() => probe.cancelled);
+    expect(probe.written).toBeLessThan(100);
+  });
+
+  it('an AbortSignal cancels a bidi call: the iterator throws cancelled, the server sees the cancel', async () => {
+    const probe = new ServerProbe();
+    const streamer = await weftConsumer(await grpcServer(probe));
+    const controller = new AbortController();
+    async function* requests() {
+      yield { text: 'one' };
+      await sleep(5_000);
+    }
+    const failure = await (async () => {
+      try {
+        for await (const reply of streamer.$call('chat', [requests()], { signal: controller.signal })) {
+          expect(reply.text).toBe('ONE');
+          controller.abort();
+        }
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    })();
+    expect((failure as RpcError).code).toBe(RpcErrorCode.CANCELLED);
+    await waitFor(() => probe.cancelled);
+  });
+
+  it('the timeout covers the whole stream: expiring mid-stream throws timeout and resets the stream', async () => {
+    const probe = new ServerProbe();
+    const streamer = await weftConsumer(await grpcServer(probe), 400);
+    const texts: string[] = [];
+    const started = Date.now();
+    const failure = await (async () => {
+      try {
+        for await (const reply of streamer.lotsOfReplies({ text: 'x', count: 1000, delayMs: 50 })) texts.push(reply.text);
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    })();
+    expect((failure as RpcError).code).toBe(RpcErrorCode.TIMEOUT);
+    expect(texts.length).toBeGreaterThan(2);
+    expect(Date.now() - started).toBeLessThan(1500);
+    await waitFor(() => probe.cancelled);
+  });
+
+  it('a slow Weft reader keeps the grpc-js writer bounded (its writes wait for drain while the window is closed)', async () => {
+    const probe = new ServerProbe();
+    const streamer = await weftConsumer(await grpcServer(probe));
+    const total = 5000;
+    let received = 0;
+    let writtenWhilePaused = -1;
+    for await (const reply of streamer.lotsOfReplies({ text: 'x', count: total, padding: 1024 })) {
+      expect(reply.padding.length).toBe(1024);
+      received++;
+      if (received === 1) {
+        await sleep(500);
+        writtenWhilePaused = probe.written;
+        await sleep(300);
+        expect(probe.written).toBe(writtenWhilePaused);
+      }
+    }
+    expect(writtenWhilePaused).toBeGreaterThan(0);
+    expect(writtenWhilePaused).toBeLessThan(400);
+    expect(received).toBe(total);
   });
 });
