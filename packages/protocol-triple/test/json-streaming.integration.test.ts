@@ -1,0 +1,104 @@
+// Streaming methods of Weft's own (JSON) services over tri, Weft to Weft: `{ stream: 'server' | 'client' | 'bidi' }`
+// in defineService, declared types realised per message, executelimit counting a stream in flight until it ends.
+import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
+
+import { defineService, RpcError, RpcErrorCode, type ServiceProxy } from '@weft/core';
+import { freePort } from '@weft/test-utils';
+
+import { BASE_PACKAGES, Harness } from './support/harness.js';
+
+class Tick {
+  static readonly fields = { at: Date };
+  constructor(
+    readonly n: number,
+    readonly at: Date,
+  ) {}
+}
+
+const Ticker = defineService('org.acme.Ticker', {
+  countdown: { args: [Number], returns: Tick, stream: 'server' },
+  sum: { args: [Number], returns: Number, stream: 'client' },
+  shout: { args: [String], returns: String, stream: 'bidi' },
+});
+
+const harness = new Harness([...BASE_PACKAGES, '@weft/filter-executelimit']);
+afterEach(() => harness.close());
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function pair(methods: Record<string, Record<string, number>> = {}) {
+  const port = await freePort();
+  const provider = await harness.start('json-stream-provider');
+  await provider.export(
+    Ticker,
+    {
+      async *countdown(from) {
+        for (let n = from; n > 0; n--) {
+          yield new Tick(n, new Date(Date.UTC(2026, 0, n)));
+          await sleep(20);
+        }
+      },
+      async sum(numbers) {
+        let total = 0;
+        for await (const n of numbers) total += n;
+        return total;
+      },
+      async *shout(words) {
+        for await (const word of words) yield `${word.toUpperCase()}!`;
+      },
+    },
+    { protocol: 'tri', port, methods },
+  );
+  const consumer = await harness.start('json-stream-consumer');
+  return consumer.refer(Ticker, { url: `tri://127.0.0.1:${port}`, retries: 0, timeout: 5000 });
+}
+
+describe('JSON services stream over tri', () => {
+  it('types: server/bidi methods return async iterables, client ones take an iterable and return a promise', () => {
+    type Proxy = ServiceProxy<typeof Ticker.methods>;
+    expectTypeOf<ReturnType<Proxy['countdown']>>().toEqualTypeOf<AsyncIterable<Tick>>();
+    expectTypeOf<ReturnType<Proxy['sum']>>().toEqualTypeOf<Promise<number>>();
+    expectTypeOf<ReturnType<Proxy['shout']>>().toEqualTypeOf<AsyncIterable<string>>();
+  });
+
+  it('server-streaming: each message realised against the declared type (a Date field arrives as a Date)', async () => {
+    const ticker = await pair();
+    const ticks: Tick[] = [];
+    for await (const tick of ticker.countdown(3)) ticks.push(tick);
+    expect(ticks.map((t) => t.n)).toEqual([3, 2, 1]);
+    expect(ticks[0]).toBeInstanceOf(Tick);
+    expect(ticks[0]?.at).toBeInstanceOf(Date);
+    expect(ticks[0]?.at.toISOString()).toBe('2026-01-03T00:00:00.000Z');
+  });
+
+  it('client-streaming and bidi', async () => {
+    const ticker = await pair();
+    expect(await ticker.sum([1, 2, 3, 4])).toBe(10);
+    const shouted: string[] = [];
+    for await (const word of ticker.shout(['hey', 'you'])) shouted.push(word);
+    expect(shouted).toEqual(['HEY!', 'YOU!']);
+  });
+
+  it('executelimit counts a stream in flight until it ends: a second stream is refused meanwhile, accepted after', async () => {
+    const ticker = await pair({ countdown: { executes: 1 } });
+    const first = ticker.countdown(5)[Symbol.asyncIterator]();
+    expect((await first.next()).value?.n).toBe(5);
+    const refused = await (async () => {
+      try {
+        for await (const tick of ticker.countdown(1)) void tick;
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    })();
+    expect(refused).toBeInstanceOf(RpcError);
+    expect((refused as RpcError).code).toBe(RpcErrorCode.LIMIT_EXCEEDED);
+    expect((refused as RpcError).message).toContain('countdown');
+    let rest = 0;
+    for (let step = await first.next(); step.done !== true; step = await first.next()) rest++;
+    expect(rest).toBe(4);
+    const after: number[] = [];
+    for await (const tick of ticker.countdown(2)) after.push(tick.n);
+    expect(after).toEqual([2, 1]);
+  });
+});
