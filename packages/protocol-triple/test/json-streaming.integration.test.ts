@@ -21,21 +21,25 @@ const Ticker = defineService('org.acme.Ticker', {
   shout: { args: [String], returns: String, stream: 'bidi' },
 });
 
-const harness = new Harness([...BASE_PACKAGES, '@weft/filter-executelimit']);
+const harness = new Harness([...BASE_PACKAGES, '@weft/filter-executelimit', '@weft/filter-timeout']);
 afterEach(() => harness.close());
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function pair(methods: Record<string, Record<string, number>> = {}) {
+async function pair(methods: Record<string, Record<string, number>> = {}, probe = { returned: false }) {
   const port = await freePort();
   const provider = await harness.start('json-stream-provider');
   await provider.export(
     Ticker,
     {
       async *countdown(from) {
-        for (let n = from; n > 0; n--) {
-          yield new Tick(n, new Date(Date.UTC(2026, 0, n)));
-          await sleep(20);
+        try {
+          for (let n = from; n > 0; n--) {
+            yield new Tick(n, new Date(Date.UTC(2026, 0, n)));
+            await sleep(20);
+          }
+        } finally {
+          probe.returned = true;
         }
       },
       async sum(numbers) {
@@ -100,5 +104,25 @@ describe('JSON services stream over tri', () => {
     const after: number[] = [];
     for await (const tick of ticker.countdown(2)) after.push(tick.n);
     expect(after).toEqual([2, 1]);
+  });
+
+  it('the provider timeout filter bounds the whole stream: it ends with timeout and the generator is returned', async () => {
+    const probe = { returned: false };
+    const ticker = await pair({ countdown: { timeout: 150 } }, probe);
+    const seen: number[] = [];
+    const failure = await (async () => {
+      try {
+        for await (const tick of ticker.countdown(1000)) seen.push(tick.n);
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    })();
+    expect(failure).toBeInstanceOf(RpcError);
+    expect((failure as RpcError).code).toBe(RpcErrorCode.TIMEOUT);
+    expect((failure as RpcError).message).toContain('Provider gave up');
+    expect(seen.length).toBeGreaterThan(1);
+    expect(seen.length).toBeLessThan(20);
+    await expect.poll(() => probe.returned).toBe(true);
   });
 });

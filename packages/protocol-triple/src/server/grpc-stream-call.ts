@@ -147,6 +147,11 @@ export class GrpcStreamCall {
       void settled.then((outcome) => this.complete(outcome.result, outcome.error, true));
       return;
     }
+    // A filter may settle the call before the stream ended (the provider `timeout`): the writing stops there.
+    void settled.then(() => {
+      this.control.stopped = true;
+      this.control.wake?.();
+    });
     void Promise.race([port.opened, settled]).then(async (first) => {
       if (isStreamSource(first)) {
         const failure = await this.pump(first);
@@ -159,6 +164,7 @@ export class GrpcStreamCall {
       const value = outcome.result?.hasException() === false ? outcome.result.value : undefined;
       // Answered without the port (a mock, a local answer): its value is the stream.
       if (isStreamSource(value)) {
+        if (this.stop === undefined) this.control.stopped = false;
         const failure = await this.pump(toAsync(value));
         this.complete(failure === undefined ? outcome.result : Result.ofException(failure), undefined, false);
         return;
