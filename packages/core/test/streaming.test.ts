@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { Cluster, defineService, ExtensionError, Logger, RpcError, RpcErrorCode, WeftApplication } from '@weft/core';
+import { Cluster, defineService, ExtensionError, Filter, Logger, RpcContext, RpcError, RpcErrorCode, WeftApplication, type Invocation, type Invoker, type Result } from '@weft/core';
 
 import { FirstCluster } from './support/first-cluster.js';
 
@@ -29,7 +29,15 @@ const Ticker = defineService('org.acme.Ticker', {
   sum: { args: [Number], returns: Number, stream: 'client' },
   shout: { args: [String], returns: String, stream: 'bidi' },
   broken: { returns: Number, stream: 'server' },
+  whoami: { returns: String, stream: 'server' },
 });
+
+/** A provider filter making an RpcContext current, as the context filter does. */
+class ContextSetting extends Filter {
+  invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
+    return RpcContext.run(new RpcContext('provider', invocation, invoker.getUrl()), () => invoker.invoke(invocation));
+  }
+}
 
 const apps: WeftApplication[] = [];
 const roots: string[] = [];
@@ -45,6 +53,7 @@ async function ticker(copy: boolean, probe: { returned: boolean; pulled: number 
   const app = await WeftApplication.start({ root, name: 't', logger: new SilentLogger() });
   apps.push(app);
   app.model.getExtensionLoader(Cluster).addExtension('failover', FirstCluster);
+  app.model.getExtensionLoader(Filter).addExtension('contextsetting', ContextSetting, { activate: { group: 'provider' } });
   await app.export(
     Ticker,
     {
@@ -68,6 +77,12 @@ async function ticker(copy: boolean, probe: { returned: boolean; pulled: number 
         for await (const word of words) yield `${word.toUpperCase()}!`;
       },
       broken: (() => 42) as never,
+      async *whoami() {
+        // The generator's body runs when the consumer pulls it, still in the call's context.
+        yield String(RpcContext.current()?.getAttachment('user'));
+        await Promise.resolve();
+        yield String(RpcContext.current()?.methodName);
+      },
     },
     { parameters: { copy } },
   );
@@ -110,6 +125,13 @@ describe.each([true, false])('streaming over injvm (copy=%s)', (copy) => {
     })();
     expect(seen).toEqual([15, 14]);
     expect((failure as Error).message).toBe('unlucky');
+  });
+
+  it("a generator's body runs in the call's RpcContext (set by a provider filter)", async () => {
+    const proxy = await ticker(copy, { returned: false, pulled: 0 });
+    const seen: string[] = [];
+    for await (const value of proxy.$call('whoami', [], { attachments: { user: 'ann' } })) seen.push(value);
+    expect(seen).toEqual(['ann', 'whoami']);
   });
 
   it('an implementation that returns no iterable fails with a message naming the method', async () => {

@@ -1,3 +1,5 @@
+import { AsyncResource } from 'node:async_hooks';
+
 import { ExtensionError, ExtensionErrorCode } from '../extension/extension-error.js';
 import type { Invocation } from '../rpc/invocation.js';
 import { Invoker } from '../rpc/invoker.js';
@@ -31,6 +33,18 @@ function streamEnded(reason: unknown): Result {
 
 async function* fromSync(source: Iterable<unknown>): AsyncGenerator<unknown, void, undefined> {
   yield* source;
+}
+
+/**
+ * `source` pulled in the async context of the call (its filters' `RpcContext`): a generator's body runs on its
+ * first `next()`, which the protocol makes from its own context, so `RpcContext.current()` would not be the call's.
+ */
+function boundToContext(source: AsyncIterable<unknown>): AsyncIterable<unknown> {
+  const iterator = source[Symbol.asyncIterator]();
+  const next = AsyncResource.bind(() => iterator.next());
+  const finish = AsyncResource.bind((): Promise<IteratorResult<unknown>> => iterator.return?.() ?? Promise.resolve({ done: true, value: undefined }));
+  const bound: AsyncIterator<unknown> = { next, return: finish };
+  return { [Symbol.asyncIterator]: () => bound };
 }
 
 function toAsyncIterable(source: AsyncIterable<unknown> | Iterable<unknown>): AsyncIterable<unknown> {
@@ -133,7 +147,7 @@ export class ServiceInvoker extends Invoker {
     }
     const port = StreamPort.of(invocation);
     if (port === undefined) return Result.of(out);
-    port.open(toAsyncIterable(out));
+    port.open(boundToContext(toAsyncIterable(out)));
     return port.closed.then(streamEnded);
   }
 
