@@ -21,13 +21,16 @@ const Ticker = defineService('org.acme.Ticker', {
   shout: { args: [String], returns: String, stream: 'bidi' },
 });
 
-const harness = new Harness([...BASE_PACKAGES, '@weft/filter-executelimit', '@weft/filter-timeout']);
+const harness = new Harness([...BASE_PACKAGES, '@weft/filter-executelimit', '@weft/filter-timeout', '@weft/mock']);
 afterEach(() => harness.close());
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function pair(methods: Record<string, Record<string, number>> = {}, probe = { returned: false }) {
+let lastPort = 0;
+
+async function pair(methods: Record<string, Record<string, number>> = {}, probe = { returned: false }, mock?: string) {
   const port = await freePort();
+  lastPort = port;
   const provider = await harness.start('json-stream-provider');
   await provider.export(
     Ticker,
@@ -54,7 +57,7 @@ async function pair(methods: Record<string, Record<string, number>> = {}, probe 
     { protocol: 'tri', port, methods },
   );
   const consumer = await harness.start('json-stream-consumer');
-  return consumer.refer(Ticker, { url: `tri://127.0.0.1:${port}`, retries: 0, timeout: 5000 });
+  return consumer.refer(Ticker, { url: `tri://127.0.0.1:${port}`, retries: 0, timeout: 5000, ...(mock === undefined ? {} : { mock }) });
 }
 
 describe('JSON services stream over tri', () => {
@@ -124,5 +127,26 @@ describe('JSON services stream over tri', () => {
     expect(seen.length).toBeGreaterThan(1);
     expect(seen.length).toBeLessThan(20);
     await expect.poll(() => probe.returned).toBe(true);
+  });
+
+  it('mock force:return answers a stream without calling: one message, realised as the declared response type', async () => {
+    const ticker = await pair({}, { returned: false }, 'force:return hi');
+    const seen: unknown[] = [];
+    for await (const word of ticker.shout(['x'])) seen.push(word);
+    expect(seen).toEqual(['hi']);
+  });
+
+  it('a plain-HTTP call of a streaming method is refused with 415, naming the method and what to use', async () => {
+    await pair();
+    const response = await fetch(`http://127.0.0.1:${lastPort}/org.acme.Ticker/countdown`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '[3]',
+    });
+    expect(response.status).toBe(415);
+    expect(await response.json()).toEqual({
+      status: '415',
+      message: 'org.acme.Ticker.countdown() is a server-streaming method: call it over gRPC (content-type application/grpc), not plain HTTP.',
+    });
   });
 });

@@ -388,6 +388,10 @@ export class TripleServer {
     if (exporter === undefined) throw new PlainHttpError(404, 'Invoker not found');
     const method = exporter.findMethod(target.method) ?? builtinMethod(target.method);
     if (method === undefined) throw new PlainHttpError(404, `Method not found: ${exporter.key} has no method "${target.method}".`);
+    const stream = method.descriptor?.stream;
+    if (stream !== undefined) {
+      throw new PlainHttpError(415, `${exporter.key}.${method.name}() is a ${stream}-streaming method: call it over gRPC (content-type application/grpc), not plain HTTP.`);
+    }
 
     exporter.inflight.enter();
     this.inflight.enter();
