@@ -5,7 +5,14 @@ import { defineService, ExtensionError, ExtensionErrorCode, type IdlMethod, type
 /** The `weft.rpc.Serialization` extension that encodes the messages of proto services. */
 export const PROTOBUF_SERIALIZATION = 'protobuf';
 
-/** Weft's name of a protobuf `methodKind` (`server_streaming` → `server-streaming`). */
+/**
+ * Weft's name of a protobuf `methodKind` (`server_streaming` → `server-streaming`).
+ *
+ * @example
+ * ```ts
+ * type K = ProtoMethodKind<'bidi_streaming'>; // 'bidi-streaming'
+ * ```
+ */
 export type ProtoMethodKind<K extends DescMethod['methodKind']> = K extends 'server_streaming'
   ? 'server-streaming'
   : K extends 'client_streaming'

@@ -1,6 +1,13 @@
 import type { Invocation } from './invocation.js';
 
-/** How a method streams: `server` (one request, many responses), `client` (many requests, one response), `bidi`. */
+/**
+ * How a method streams: `server` (one request, many responses), `client` (many requests, one response), `bidi`.
+ *
+ * @example
+ * ```ts
+ * const kind: StreamKind | undefined = Ticker.getMethod('countdown')?.stream; // 'server'
+ * ```
+ */
 export type StreamKind = 'server' | 'client' | 'bidi';
 
 const PORT = Symbol('weft.stream-port');
@@ -70,7 +77,15 @@ export class StreamPort<T = unknown> {
   }
 }
 
-/** Whether a value can be read with `for await` (an async iterable, or a sync iterable that is not a string). */
+/**
+ * Whether a value can be read with `for await` (an async iterable, or a sync iterable that is not a string).
+ *
+ * @example
+ * ```ts
+ * isStreamSource([1, 2]); // true
+ * isStreamSource('ab');   // false
+ * ```
+ */
 export function isStreamSource(value: unknown): value is AsyncIterable<unknown> | Iterable<unknown> {
   if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return false;
   return typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function' ||

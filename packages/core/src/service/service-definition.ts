@@ -114,7 +114,14 @@ export interface MethodSpec {
   readonly stream?: StreamKind;
 }
 
-/** How a method spec streams (`undefined` for unary). */
+/**
+ * How a method spec streams (`undefined` for unary).
+ *
+ * @example
+ * ```ts
+ * type K = StreamOf<{ args: [Number]; stream: 'server' }>; // 'server'
+ * ```
+ */
 export type StreamOf<M extends MethodSpec> = M extends { readonly idl: { readonly kind: infer K } }
   ? K extends 'server-streaming'
     ? 'server'
@@ -127,16 +134,44 @@ export type StreamOf<M extends MethodSpec> = M extends { readonly idl: { readonl
     ? S
     : undefined;
 
-/** One request of a client- or bidi-streaming method (what the consumer's iterable yields). */
+/**
+ * One request of a client- or bidi-streaming method (what the consumer's iterable yields).
+ *
+ * @example
+ * ```ts
+ * type R = RequestOf<typeof Ticker.methods.sum>; // number
+ * ```
+ */
 export type RequestOf<M extends MethodSpec> = ArgsOf<M> extends readonly [infer R, ...unknown[]] ? R : unknown;
 
-/** One request as an implementation of a client- or bidi-streaming method receives it. */
+/**
+ * One request as an implementation of a client- or bidi-streaming method receives it.
+ *
+ * @example
+ * ```ts
+ * type R = ImplRequestOf<typeof Ticker.methods.sum>; // number
+ * ```
+ */
 export type ImplRequestOf<M extends MethodSpec> = ImplArgsOf<M> extends readonly [infer R, ...unknown[]] ? R : unknown;
 
-/** What the consumer passes as the requests of a client- or bidi-streaming call. */
+/**
+ * What the consumer passes as the requests of a client- or bidi-streaming call.
+ *
+ * @example
+ * ```ts
+ * const requests: RequestStream<number> = [1, 2, 3];
+ * ```
+ */
 export type RequestStream<T> = AsyncIterable<T> | Iterable<T>;
 
-/** The consumer-side signature of one method: a promise for unary and client-streaming, an async iterable else. */
+/**
+ * The consumer-side signature of one method: a promise for unary and client-streaming, an async iterable else.
+ *
+ * @example
+ * ```ts
+ * type Countdown = ProxyMethodOf<typeof Ticker.methods.countdown>; // (from: number) => AsyncIterable<Tick>
+ * ```
+ */
 export type ProxyMethodOf<M extends MethodSpec> = StreamOf<M> extends 'server'
   ? (...args: ArgsOf<M>) => AsyncIterable<ReturnOf<M>>
   : StreamOf<M> extends 'client'
@@ -145,7 +180,14 @@ export type ProxyMethodOf<M extends MethodSpec> = StreamOf<M> extends 'server'
       ? (requests: RequestStream<RequestOf<M>>) => AsyncIterable<ReturnOf<M>>
       : (...args: ArgsOf<M>) => Promise<ReturnOf<M>>;
 
-/** The provider-side signature of one method: async generators (or iterables) for streamed results. */
+/**
+ * The provider-side signature of one method: async generators (or iterables) for streamed results.
+ *
+ * @example
+ * ```ts
+ * type Countdown = ImplMethodOf<typeof Ticker.methods.countdown>; // (from: number) => AsyncIterable<Tick> | Iterable<Tick>
+ * ```
+ */
 export type ImplMethodOf<M extends MethodSpec> = StreamOf<M> extends 'server'
   ? (...args: ImplArgsOf<M>) => AsyncIterable<ImplReturnOf<M>> | Iterable<ImplReturnOf<M>>
   : StreamOf<M> extends 'client'
