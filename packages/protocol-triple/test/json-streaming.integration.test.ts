@@ -19,7 +19,11 @@ const Ticker = defineService('org.acme.Ticker', {
   countdown: { args: [Number], returns: Tick, stream: 'server' },
   sum: { args: [Number], returns: Number, stream: 'client' },
   shout: { args: [String], returns: String, stream: 'bidi' },
+  upload: { args: [String], returns: Number, stream: 'client' },
 });
+
+/** The consumer's request generator of the upload test, and what the slow provider saw. */
+const upload = { pulled: 0, pulledWhileStalled: -1 };
 
 const harness = new Harness([...BASE_PACKAGES, '@weft/filter-executelimit', '@weft/filter-timeout', '@weft/mock']);
 afterEach(() => harness.close());
@@ -52,6 +56,20 @@ async function pair(methods: Record<string, Record<string, number>> = {}, probe 
       },
       async *shout(words) {
         for await (const word of words) yield `${word.toUpperCase()}!`;
+      },
+      async upload(chunks) {
+        let count = 0;
+        for await (const chunk of chunks) {
+          count += chunk.length > 0 ? 1 : 0;
+          if (count === 1) {
+            // A slow reader: the consumer must stop being pulled while this one does not read.
+            await sleep(500);
+            upload.pulledWhileStalled = upload.pulled;
+            await sleep(300);
+            if (upload.pulled !== upload.pulledWhileStalled) throw new Error('the consumer kept writing while the provider was not reading');
+          }
+        }
+        return count;
       },
     },
     { protocol: 'tri', port, methods },
@@ -148,5 +166,20 @@ describe('JSON services stream over tri', () => {
       status: '415',
       message: 'org.acme.Ticker.countdown() is a server-streaming method: call it over gRPC (content-type application/grpc), not plain HTTP.',
     });
+  });
+
+  it('a slow provider keeps the consumer bounded: its request generator is not pulled while the window is closed', async () => {
+    const ticker = await pair({ upload: { timeout: 10_000 } });
+    const total = 5000;
+    const chunk = 'x'.repeat(1024);
+    async function* chunks() {
+      for (let i = 0; i < total; i++) {
+        upload.pulled++;
+        yield chunk;
+      }
+    }
+    expect(await ticker.upload(chunks())).toBe(total);
+    expect(upload.pulledWhileStalled).toBeGreaterThan(0);
+    expect(upload.pulledWhileStalled).toBeLessThan(400);
   });
 });
