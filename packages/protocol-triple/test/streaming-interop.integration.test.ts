@@ -75,10 +75,13 @@ async function weftProvider(probe: Probe): Promise<number> {
   const port = await freePort();
   const provider = await harness.start('weft-stream-provider');
   class Watching extends Filter {
-    invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
+    async invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
       probe.invocations.push(invocation);
       invocation.signal?.addEventListener('abort', () => (probe.aborted = true));
-      return invoker.invoke(invocation);
+      const result = await invoker.invoke(invocation);
+      // Set when the stream ended: travels in the trailers.
+      result.setAttachment('served-by', 'weft');
+      return result;
     }
     override onResponse(result: Result, _invoker: Invoker, invocation: Invocation): void {
       const exception = result.exception;
@@ -117,13 +120,16 @@ function readAll<T>(stream: grpc.ClientReadableStream<T> | grpc.ClientDuplexStre
 }
 
 describe('grpc-js client (proto-loader) → Weft streaming provider', () => {
-  it('server-streaming: every reply in order, request metadata as attachments, the filters pass once and hear the end once', async () => {
+  it('server-streaming: every reply in order, request metadata as attachments, result attachments as trailers, the filters pass once and hear the end once', async () => {
     const probe = new Probe();
     const client = grpcClient(await weftProvider(probe));
     const metadata = new grpc.Metadata();
     metadata.set('x-trace', 'abc-123');
-    const { messages, error } = await readAll(client.lotsOfReplies({ text: 'hi', count: 5 }, metadata));
+    const call = client.lotsOfReplies({ text: 'hi', count: 5 }, metadata);
+    const trailers = new Promise<grpc.Metadata>((resolve) => call.on('status', (status: grpc.StatusObject) => resolve(status.metadata)));
+    const { messages, error } = await readAll(call);
     expect(error).toBeUndefined();
+    expect((await trailers).get('served-by')).toEqual(['weft']);
     expect(messages.map((m) => m.text)).toEqual(['hi #0', 'hi #1', 'hi #2', 'hi #3', 'hi #4']);
     expect(probe.invocations).toHaveLength(1);
     expect(probe.invocations[0]?.getAttachment('x-trace')).toBe('abc-123');
@@ -250,7 +256,9 @@ async function grpcServer(probe: ServerProbe): Promise<number> {
           if (!ok) await new Promise((resolve) => call.once('drain', resolve));
           if (request.delayMs > 0) await sleep(request.delayMs);
         }
-        if (!probe.cancelled) call.end();
+        const trailers = new grpc.Metadata();
+        trailers.set('served-by', 'grpc-js');
+        if (!probe.cancelled) call.end(trailers);
       };
       void pump();
     },
@@ -274,19 +282,31 @@ async function grpcServer(probe: ServerProbe): Promise<number> {
   return port;
 }
 
-async function weftConsumer(port: number, timeout = 10_000) {
+async function weftConsumer(port: number, timeout = 10_000, results: Result[] = []) {
   const consumer = await harness.start('weft-stream-consumer');
+  class Capture extends Filter {
+    async invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+      const result = await invoker.invoke(invocation);
+      results.push(result);
+      return result;
+    }
+  }
+  consumer.model.getExtensionLoader(Filter).addExtension('capture', Capture, { activate: { group: 'consumer' } });
   return consumer.refer(Streamer, { url: `tri://127.0.0.1:${port}`, retries: 0, timeout });
 }
 
 describe('Weft consumer → grpc-js streaming server (proto-loader)', () => {
-  it('server-streaming: for await over the replies; attachments arrive as metadata', async () => {
+  it('server-streaming: for await over the replies; attachments arrive as metadata, trailing metadata on the Result', async () => {
     const probe = new ServerProbe();
-    const streamer = await weftConsumer(await grpcServer(probe));
+    const results: Result[] = [];
+    const streamer = await weftConsumer(await grpcServer(probe), 10_000, results);
     const texts: string[] = [];
     for await (const reply of streamer.$call('lotsOfReplies', [{ text: 'hi', count: 3 }], { attachments: { 'x-trace': 't-1' } })) texts.push(reply.text);
     expect(texts).toEqual(['hi #0', 'hi #1', 'hi #2']);
     expect(probe.metadata?.get('x-trace')).toEqual(['t-1']);
+    // The stream's Result (settled at its end, seen once by consumer filters) carries the trailing metadata.
+    expect(results).toHaveLength(1);
+    expect(results[0]?.getAttachment('served-by')).toBe('grpc-js');
   });
 
   it('client-streaming: an async iterable of requests in, one summary out', async () => {
