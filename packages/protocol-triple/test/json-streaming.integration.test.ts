@@ -20,6 +20,7 @@ const Ticker = defineService('org.acme.Ticker', {
   sum: { args: [Number], returns: Number, stream: 'client' },
   shout: { args: [String], returns: String, stream: 'bidi' },
   upload: { args: [String], returns: Number, stream: 'client' },
+  firstOf: { args: [String], returns: String, stream: 'client' },
 });
 
 /** The consumer's request generator of the upload test, and what the slow provider saw. */
@@ -56,6 +57,10 @@ async function pair(methods: Record<string, Record<string, number>> = {}, probe 
       },
       async *shout(words) {
         for await (const word of words) yield `${word.toUpperCase()}!`;
+      },
+      async firstOf(words) {
+        for await (const word of words) return word;
+        return '';
       },
       async upload(chunks) {
         let count = 0;
@@ -181,5 +186,19 @@ describe('JSON services stream over tri', () => {
     expect(await ticker.upload(chunks())).toBe(total);
     expect(upload.pulledWhileStalled).toBeGreaterThan(0);
     expect(upload.pulledWhileStalled).toBeLessThan(200);
+  });
+
+  it('a provider answering before the requests ended: the call resolves, the upload is cancelled, the generator returned', async () => {
+    const ticker = await pair();
+    let returned = false;
+    async function* endless() {
+      try {
+        for (let i = 0; ; i++) yield `word ${i}`;
+      } finally {
+        returned = true;
+      }
+    }
+    expect(await ticker.firstOf(endless())).toBe('word 0');
+    await expect.poll(() => returned).toBe(true);
   });
 });

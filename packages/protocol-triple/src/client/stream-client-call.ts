@@ -252,6 +252,13 @@ export class StreamClientCall {
     if (this.trailers !== undefined) readAttachmentHeaders(trailers, result);
     this.settle();
     this.resolve(result);
+    this.closeUpload();
+  }
+
+  /** The provider ended while the requests were still open: cancel our half (§A.12, as Dubbo's Java client does). */
+  private closeUpload(): void {
+    const stream = this.stream;
+    if (stream !== undefined && !stream.destroyed && !stream.writableEnded) stream.close(NGHTTP2_CANCEL);
   }
 
   /** Settles the call with a failure (once); the responses end (the caller reads the status from the Result). */
@@ -260,6 +267,7 @@ export class StreamClientCall {
     this.settle();
     this.responses?.end();
     this.reject(error);
+    this.closeUpload();
   }
 
   private settle(): void {
