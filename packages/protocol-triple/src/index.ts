@@ -1,5 +1,5 @@
 /**
- * `@weft/protocol-triple`: Dubbo 3's Triple protocol (`tri`) for Weft — gRPC-compatible unary RPC over HTTP/2 with
+ * `@weft/protocol-triple`: Dubbo 3's Triple protocol (`tri`) for Weft — gRPC-compatible unary and streaming RPC over HTTP/2 with
  * deadlines, cancellation, limits and reconnect, plus plain JSON POSTs over HTTP/1.1 and HTTP/2, on one port.
  *
  * @packageDocumentation

@@ -24,7 +24,7 @@ import { TripleDefaults, TripleKeys } from './triple-keys.js';
 import { TripleServer, type TripleServerOptions } from './server/triple-server.js';
 
 /**
- * Dubbo 3's Triple protocol (`tri`): gRPC-compatible unary RPC over HTTP/2, plus plain JSON POSTs, on one port.
+ * Dubbo 3's Triple protocol (`tri`): gRPC-compatible unary and streaming RPC over HTTP/2, plus plain JSON POSTs, on one port.
  *
  * @remarks
  * Extension `tri` of `weft.rpc.Protocol` (default port 50051), one instance per application, holding that
