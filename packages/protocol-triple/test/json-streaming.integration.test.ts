@@ -21,6 +21,7 @@ const Ticker = defineService('org.acme.Ticker', {
   shout: { args: [String], returns: String, stream: 'bidi' },
   upload: { args: [String], returns: Number, stream: 'client' },
   firstOf: { args: [String], returns: String, stream: 'client' },
+  echoFirst: { args: [String], returns: String, stream: 'bidi' },
 });
 
 /** The consumer's request generator of the upload test, and what the slow provider saw. */
@@ -57,6 +58,17 @@ async function pair(methods: Record<string, Record<string, number>> = {}, probe 
       },
       async *shout(words) {
         for await (const word of words) yield `${word.toUpperCase()}!`;
+      },
+      async *echoFirst(words) {
+        let first = '';
+        for await (const word of words) {
+          first = word;
+          break;
+        }
+        for (let i = 0; i < 3; i++) {
+          await sleep(100);
+          yield `${first} ${i}`;
+        }
       },
       async firstOf(words) {
         for await (const word of words) return word;
@@ -200,5 +212,21 @@ describe('JSON services stream over tri', () => {
     }
     expect(await ticker.firstOf(endless())).toBe('word 0');
     await expect.poll(() => returned).toBe(true);
+  });
+
+  it('bidi: a provider that stops reading its requests keeps answering; what the consumer still sends is dropped', async () => {
+    const ticker = await pair();
+    const chunk = 'x'.repeat(1024);
+    let pulled = 0;
+    async function* many() {
+      for (let i = 0; i < 2000; i++) {
+        pulled++;
+        yield i === 0 ? 'first' : chunk;
+      }
+    }
+    const replies: string[] = [];
+    for await (const reply of ticker.echoFirst(many())) replies.push(reply);
+    expect(replies).toEqual(['first 0', 'first 1', 'first 2']);
+    expect(pulled).toBe(2000);
   });
 });

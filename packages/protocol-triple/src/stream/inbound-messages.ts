@@ -23,7 +23,8 @@ interface Waiter<T> {
  * @remarks
  * Messages are decompressed and decoded when read (so they stay in order and a slow reader holds raw bytes only).
  * `end()` ends the iteration after the buffered messages, `fail()` throws from it. The reader's `return()` (a
- * `break` out of `for await`) calls `onStop`, which cancels the call.
+ * `break` out of `for await`) calls `onStop` — the consumer cancels the call; a provider that stopped reading its
+ * requests keeps answering, and later requests are dropped as they arrive.
  *
  * @example
  * ```ts
@@ -97,6 +98,8 @@ export class InboundMessages<T> implements AsyncIterableIterator<T, undefined, u
       this.stopped = true;
       this.buffered.length = 0;
       this.onStop();
+      // Whatever still arrives is dropped as it comes, not held back by a closed window.
+      if (!this.stream.destroyed && this.stream.isPaused()) this.stream.resume();
     }
     this.stopped = true;
     return Promise.resolve({ done: true, value: undefined });
