@@ -37,7 +37,14 @@ export {
   type TypeDescriptor,
   type TypeOf,
   type TypesOf,
+  type ImplMethodOf,
+  type ImplRequestOf,
+  type ProxyMethodOf,
+  type RequestOf,
+  type RequestStream,
+  type StreamOf,
 } from './service/service-definition.js';
+export { StreamPort, isStreamSource, type StreamKind } from './rpc/stream-port.js';
 export { Protocol } from './protocol/protocol.js';
 export { Exporter } from './protocol/exporter.js';
 export { Cluster } from './cluster/cluster.js';

@@ -1,15 +1,15 @@
 /**
- * `@weft/protocol-triple`: Dubbo 3's Triple protocol (`tri`) for Weft — gRPC-compatible unary RPC over HTTP/2 with
+ * `@weft/protocol-triple`: Dubbo 3's Triple protocol (`tri`) for Weft — gRPC-compatible unary and streaming RPC over HTTP/2 with
  * deadlines, cancellation, limits and reconnect, plus plain JSON POSTs over HTTP/1.1 and HTTP/2, on one port.
  *
  * @packageDocumentation
  */
 export { TripleProtocol } from './triple-protocol.js';
-export { TripleInvoker, type TripleInvokerInit } from './triple-invoker.js';
-export { TripleServer, type TripleServerOptions } from './triple-server.js';
-export { TripleExporter, InflightCounter, type ServerMethod, type TripleExporterInit } from './triple-exporter.js';
-export { TripleConnectionPool, SessionHandle, backoffDelay, type ConnectionOptions } from './connection-pool.js';
-export { SerializationCodec, type TripleCodec } from './triple-codec.js';
+export { TripleInvoker, type TripleInvokerInit } from './client/triple-invoker.js';
+export { TripleServer, type TripleServerOptions } from './server/triple-server.js';
+export { TripleExporter, InflightCounter, type ServerMethod, type TripleExporterInit } from './server/triple-exporter.js';
+export { TripleConnectionPool, SessionHandle, backoffDelay, type ConnectionOptions } from './client/connection-pool.js';
+export { SerializationCodec, type TripleCodec } from './codec/triple-codec.js';
 export {
   ACCEPT_ENCODING,
   decompress,
@@ -19,7 +19,7 @@ export {
   GrpcMessageReader,
   isSupportedEncoding,
   SUPPORTED_ENCODINGS,
-} from './grpc-frame.js';
+} from './codec/grpc-frame.js';
 export {
   BIZ_EXCEPTION_CODE,
   decodeGrpcMessage,
@@ -32,12 +32,12 @@ export {
   parseGrpcTimeout,
   rpcErrorCodeFromWire,
   rpcErrorCodeOf,
-} from './grpc-status.js';
+} from './codec/grpc-status.js';
 export {
   EXCLUDED_ATTACHMENT_KEYS,
   readAttachmentHeaders,
   writeAttachmentHeaders,
   type AttachmentSink,
   type InboundHeaders,
-} from './attachment-headers.js';
+} from './codec/attachment-headers.js';
 export { TripleDefaults, TripleHeaders, TripleKeys } from './triple-keys.js';

@@ -15,16 +15,16 @@ import {
   type URL,
 } from '@weft/core/spi';
 
-import { TripleConnectionPool } from './connection-pool.js';
-import { IdlCodec, type IdlFormat } from './idl-codec.js';
-import { SerializationCodec, type TripleCodec } from './triple-codec.js';
-import { TripleExporter, type ServerMethod } from './triple-exporter.js';
-import { TripleInvoker } from './triple-invoker.js';
+import { TripleConnectionPool } from './client/connection-pool.js';
+import { IdlCodec, type IdlFormat } from './codec/idl-codec.js';
+import { SerializationCodec, type TripleCodec } from './codec/triple-codec.js';
+import { TripleExporter, type ServerMethod } from './server/triple-exporter.js';
+import { TripleInvoker } from './client/triple-invoker.js';
 import { TripleDefaults, TripleKeys } from './triple-keys.js';
-import { TripleServer, type TripleServerOptions } from './triple-server.js';
+import { TripleServer, type TripleServerOptions } from './server/triple-server.js';
 
 /**
- * Dubbo 3's Triple protocol (`tri`): gRPC-compatible unary RPC over HTTP/2, plus plain JSON POSTs, on one port.
+ * Dubbo 3's Triple protocol (`tri`): gRPC-compatible unary and streaming RPC over HTTP/2, plus plain JSON POSTs, on one port.
  *
  * @remarks
  * Extension `tri` of `weft.rpc.Protocol` (default port 50051), one instance per application, holding that

@@ -46,6 +46,45 @@ describe('README', () => {
     expect(log.mock.calls).toEqual([['hello ann'], ['hello bo']]);
   });
 
+  it('streaming snippet runs: server, client and bidi streams between two applications', async () => {
+    const provider = await harness.start('ticker-provider');
+    const consumer = await harness.start('ticker-consumer');
+    const port = await freePort();
+    const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
+    class Tick {
+      static readonly fields = { at: Date };
+      constructor(
+        readonly n: number,
+        readonly at: Date,
+      ) {}
+    }
+    async function* wordsFromSomewhere() {
+      yield* ['hey', 'you'];
+    }
+
+    // #region streaming
+    const Ticker = defineService('org.acme.Ticker', {
+      countdown: { args: [Number], returns: Tick, stream: 'server' },
+      sum: { args: [Number], returns: Number, stream: 'client' },
+      shout: { args: [String], returns: String, stream: 'bidi' },
+    });
+    // provider: async generators (or any iterable) out, async iterables in
+    await provider.export(Ticker, {
+      async *countdown(from) { for (let n = from; n > 0; n--) yield new Tick(n, new Date()); },
+      async sum(numbers) { let total = 0; for await (const n of numbers) total += n; return total; },
+      async *shout(words) { for await (const word of words) yield `${word.toUpperCase()}!`; },
+    }, { protocol: 'tri', port });
+    const ticker = await consumer.refer(Ticker, { url: `tri://127.0.0.1:${port}` });
+    // consumer: for await over the responses; an (async) iterable of requests in
+    for await (const tick of ticker.countdown(3)) console.log(tick.n);
+    console.log(await ticker.sum([1, 2, 3]));
+    for await (const word of ticker.shout(wordsFromSomewhere())) console.log(word);
+    // #endregion streaming
+
+    expect(log.mock.calls).toEqual([[3], [2], [1], [6], ['HEY!'], ['YOU!']]);
+    expect(readme).toContain('```ts\n' + region('streaming').replace(/^    /gm, '') + '\n```');
+  });
+
   it('shows the usage snippet verbatim', () => {
     expect(readme).toContain('```ts\n' + region('usage') + '\n```');
   });

@@ -1,4 +1,4 @@
-import type { DescMessage, DescService, MessageInitShape, MessageShape } from '@bufbuild/protobuf';
+import type { DescMessage, DescMethod, DescService, MessageInitShape, MessageShape } from '@bufbuild/protobuf';
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
 import { defineService, ExtensionError, ExtensionErrorCode, type IdlMethod, type ServiceDefinition } from '@weft/core';
 
@@ -6,21 +6,44 @@ import { defineService, ExtensionError, ExtensionErrorCode, type IdlMethod, type
 export const PROTOBUF_SERIALIZATION = 'protobuf';
 
 /**
- * The method spec `defineProtoService` makes of one unary RPC: its IDL messages, typed.
+ * Weft's name of a protobuf `methodKind` (`server_streaming` → `server-streaming`).
+ *
+ * @example
+ * ```ts
+ * type K = ProtoMethodKind<'bidi_streaming'>; // 'bidi-streaming'
+ * ```
+ */
+export type ProtoMethodKind<K extends DescMethod['methodKind']> = K extends 'server_streaming'
+  ? 'server-streaming'
+  : K extends 'client_streaming'
+    ? 'client-streaming'
+    : K extends 'bidi_streaming'
+      ? 'bidi-streaming'
+      : 'unary';
+
+/**
+ * The method spec `defineProtoService` makes of one RPC: its IDL messages and its kind, typed.
  *
  * @example
  * ```ts
  * type SayHello = ProtoMethodSpec<typeof HelloRequestSchema, typeof HelloReplySchema>;
  * ```
  */
-export interface ProtoMethodSpec<I extends DescMessage, O extends DescMessage> {
-  readonly idl: IdlMethod<MessageShape<I>, MessageShape<O>, MessageInitShape<I>, MessageInitShape<O>>;
+export interface ProtoMethodSpec<I extends DescMessage, O extends DescMessage, K extends DescMethod['methodKind'] = 'unary'> {
+  readonly idl: IdlMethod<MessageShape<I>, MessageShape<O>, MessageInitShape<I>, MessageInitShape<O>> & { readonly kind: ProtoMethodKind<K> };
 }
 
 /** The method specs of a generated service, by the methods' local names (`sayHello` for `SayHello`). */
 export type ProtoMethods<S extends GenServiceMethods> = {
-  readonly [K in keyof S]: ProtoMethodSpec<S[K]['input'], S[K]['output']>;
+  readonly [K in keyof S]: ProtoMethodSpec<S[K]['input'], S[K]['output'], S[K]['methodKind']>;
 };
+
+const KINDS = Object.freeze({
+  unary: 'unary',
+  server_streaming: 'server-streaming',
+  client_streaming: 'client-streaming',
+  bidi_streaming: 'bidi-streaming',
+} as const);
 
 /**
  * Defines a Weft service from a protobuf service descriptor — the `GenService` `protoc-gen-es` v2 generates from
@@ -33,7 +56,9 @@ export type ProtoMethods<S extends GenServiceMethods> = {
  * (`{ name: 'world' }`) and receives a full message; an implementation receives the decoded message and may return
  * an init shape. The messages travel with the `protobuf` serialization of this package (binary on
  * `application/grpc`/`application/grpc+proto`, the protobuf JSON mapping on `application/grpc+json` and on plain
- * HTTP). Only unary RPCs are supported in this version.
+ * HTTP). Streaming RPCs stream: a server-streaming method returns an async iterable to the consumer (`for await`)
+ * and is implemented by an async generator; a client-streaming one takes an iterable of requests and answers one
+ * message; a bidi one takes an iterable and returns an async iterable (see the `@weft/protocol-triple` README).
  *
  * @example
  * ```ts
@@ -43,7 +68,7 @@ export type ProtoMethods<S extends GenServiceMethods> = {
  * const greeter = await app.refer(GreeterService, { url: 'tri://127.0.0.1:50051' });
  * (await greeter.sayHello({ name: 'world' })).message; // 'Hello, world!'
  * ```
- * @throws `ERR_SPI_INVALID_PARAMETER` for a value that is not a service descriptor, or a streaming RPC.
+ * @throws `ERR_SPI_INVALID_PARAMETER` for a value that is not a service descriptor.
  */
 export function defineProtoService<S extends GenServiceMethods>(service: GenService<S>): ServiceDefinition<ProtoMethods<S>> {
   const desc = service as unknown as DescService;
@@ -55,19 +80,12 @@ export function defineProtoService<S extends GenServiceMethods>(service: GenServ
   }
   const methods: Record<string, { readonly idl: IdlMethod }> = {};
   for (const method of desc.methods) {
-    if (method.methodKind !== 'unary') {
-      throw new ExtensionError(
-        ExtensionErrorCode.INVALID_PARAMETER,
-        `defineProtoService(${desc.typeName}): rpc ${method.name} is ${method.methodKind.replace('_', '-')}; ` +
-          'this version of @weft/serialization-protobuf carries unary RPCs only.',
-      );
-    }
     const idl: IdlMethod = Object.freeze({
       serialization: PROTOBUF_SERIALIZATION,
       input: method.input,
       output: method.output,
       name: method.name,
-      kind: 'unary' as const,
+      kind: KINDS[method.methodKind],
     });
     methods[method.localName] = Object.freeze({ idl });
   }

@@ -4,6 +4,6 @@
  *
  * @packageDocumentation
  */
-export { defineProtoService, PROTOBUF_SERIALIZATION, type ProtoMethods, type ProtoMethodSpec } from './define-proto-service.js';
+export { defineProtoService, PROTOBUF_SERIALIZATION, type ProtoMethodKind, type ProtoMethods, type ProtoMethodSpec } from './define-proto-service.js';
 export { ProtobufSerialization } from './protobuf-serialization.js';
 export { Code, grpcError } from './grpc-error.js';

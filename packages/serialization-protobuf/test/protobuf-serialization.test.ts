@@ -29,13 +29,26 @@ describe('defineProtoService', () => {
     expectTypeOf<Proxy['sayHello']>().toBeCallableWith({ name: 'world' });
   });
 
-  it('refuses what is not a service descriptor, and streaming RPCs (not carried yet), naming them', () => {
+  it('refuses what is not a service descriptor, naming what it expects', () => {
     expect(() => defineProtoService({} as typeof Greeter)).toThrow(ExtensionError);
     expect(() => defineProtoService({} as typeof Greeter)).toThrow('defineProtoService(): expected a protobuf service descriptor');
-    const streaming = { ...Greeter, methods: [{ ...Greeter.methods[0], name: 'LotsOfReplies', methodKind: 'server_streaming' }] } as unknown as typeof Greeter;
-    expect(() => defineProtoService(streaming)).toThrow(
-      'defineProtoService(weft.example.v1.Greeter): rpc LotsOfReplies is server-streaming; this version of @weft/serialization-protobuf carries unary RPCs only.',
-    );
+  });
+
+  it('carries streaming RPCs with their kind (server, client, bidi)', () => {
+    const base = Greeter.methods[0] as (typeof Greeter.methods)[number];
+    const streaming = {
+      ...Greeter,
+      methods: [
+        { ...base, name: 'LotsOfReplies', localName: 'lotsOfReplies', methodKind: 'server_streaming' },
+        { ...base, name: 'Record', localName: 'record', methodKind: 'client_streaming' },
+        { ...base, name: 'Chat', localName: 'chat', methodKind: 'bidi_streaming' },
+      ],
+    } as unknown as typeof Greeter;
+    const service = defineProtoService(streaming);
+    expect(service.getMethod('lotsOfReplies')?.stream).toBe('server');
+    expect(service.getMethod('lotsOfReplies')?.idl?.kind).toBe('server-streaming');
+    expect(service.getMethod('record')?.stream).toBe('client');
+    expect(service.getMethod('chat')?.stream).toBe('bidi');
   });
 });
 

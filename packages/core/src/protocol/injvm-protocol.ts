@@ -3,6 +3,7 @@ import { Invocation } from '../rpc/invocation.js';
 import type { Invoker } from '../rpc/invoker.js';
 import { Result } from '../rpc/result.js';
 import { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
+import { isStreamSource, StreamPort } from '../rpc/stream-port.js';
 import type { URL } from '../rpc/url.js';
 import { ExtensionError, ExtensionErrorCode } from '../extension/extension-error.js';
 import type { ExtensionLoader } from '../extension/extension-loader.js';
@@ -10,7 +11,7 @@ import { InjectLoader } from '../extension/injector.js';
 import { Serialization } from '../serialization/serialization.js';
 import { errorFromData, errorToData } from '../service/error-data.js';
 import { Realizer } from '../service/realizer.js';
-import type { ServiceDefinition } from '../service/service-definition.js';
+import type { MethodDescriptor, ServiceDefinition } from '../service/service-definition.js';
 import { AbstractInvoker } from './abstract-invoker.js';
 import { Exporter } from './exporter.js';
 import { Protocol } from './protocol.js';
@@ -86,6 +87,8 @@ class InjvmExporter extends Exporter {
 interface Copier {
   args(invocation: Invocation): unknown[];
   result(result: Result, invocation: Invocation): Result;
+  /** One streamed response message. */
+  message(value: unknown, invocation: Invocation): unknown;
 }
 
 class SerializingCopier implements Copier {
@@ -96,8 +99,25 @@ class SerializingCopier implements Copier {
   ) {}
 
   args(invocation: Invocation): unknown[] {
-    const copied = this.serialization.copy(invocation.args) as unknown[];
     const method = invocation.method;
+    const stream = method?.stream;
+    if (stream === 'client' || stream === 'bidi') {
+      // The requests are copied one by one, as they are read.
+      const requests = invocation.args[0];
+      if (!isStreamSource(requests)) return [requests];
+      return [mapStream(requests, (request) => this.copyArgs([request], method)[0])];
+    }
+    return this.copyArgs(invocation.args, method);
+  }
+
+  message(value: unknown, invocation: Invocation): unknown {
+    const method = invocation.method;
+    const copied = this.serialization.copy(value);
+    return method === undefined || method.idl !== undefined ? copied : this.realizer.method(method).result(copied);
+  }
+
+  private copyArgs(args: readonly unknown[], method: MethodDescriptor | undefined): unknown[] {
+    const copied = this.serialization.copy(args) as unknown[];
     return method === undefined || method.idl !== undefined ? copied : this.realizer.method(method).args(copied);
   }
 
@@ -107,13 +127,18 @@ class SerializingCopier implements Copier {
     if (result.hasException()) {
       copy = Result.ofException(errorFromData(this.serialization.copy(errorToData(result.exception)) as never, method?.throws));
     } else {
-      const value = this.serialization.copy(result.value);
+      const value = result.value === undefined ? undefined : this.serialization.copy(result.value);
       // An IDL message is copied as a whole by its IDL serialization: there is no declared type to realise.
       copy = Result.of(method === undefined || method.idl !== undefined ? value : this.realizer.method(method).result(value));
     }
     if (result.hasAttachments()) for (const [key, value] of result.getAttachments()) copy.setAttachment(key, value);
     return copy;
   }
+}
+
+/** `source`, each value mapped by `map` as it is read (a `break` of the reader returns `source`). */
+async function* mapStream(source: AsyncIterable<unknown> | Iterable<unknown>, map: (value: unknown) => unknown): AsyncGenerator<unknown, void, undefined> {
+  for await (const value of source) yield map(value);
 }
 
 class InjvmInvoker extends AbstractInvoker {
@@ -167,6 +192,16 @@ class InjvmInvoker extends AbstractInvoker {
       for (const [key, value] of invocation.getAttachments() as ReadonlyMap<string, AttachmentValue>) provided.setAttachment(key, value);
     }
     if (exporter.token !== undefined && !provided.hasAttachment('token')) provided.setAttachment('token', exporter.token);
+    const port = StreamPort.of(invocation);
+    if (port !== undefined) {
+      // The provider's responses reach the consumer's port (copied one by one); the consumer's close reaches back.
+      const providedPort = StreamPort.attach(provided);
+      const copier = exporter.copy ? this.copier : undefined;
+      void providedPort.opened.then((source) =>
+        port.open(copier === undefined ? source : mapStream(source, (value) => copier.message(value, provided))),
+      );
+      void port.closed.then((reason) => providedPort.close(reason));
+    }
     return provided;
   }
 

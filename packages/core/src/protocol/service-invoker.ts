@@ -1,8 +1,11 @@
+import { AsyncResource } from 'node:async_hooks';
+
 import { ExtensionError, ExtensionErrorCode } from '../extension/extension-error.js';
 import type { Invocation } from '../rpc/invocation.js';
 import { Invoker } from '../rpc/invoker.js';
 import { Result } from '../rpc/result.js';
 import { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
+import { isStreamSource, StreamPort } from '../rpc/stream-port.js';
 import type { URL } from '../rpc/url.js';
 import type { ServiceDefinition } from '../service/service-definition.js';
 
@@ -24,6 +27,30 @@ function resultOf(out: object | null): Result | Promise<Result> {
 }
 
 /** A promise of another realm or library (anything with a `then` method) is awaited like a native one. */
+function streamEnded(reason: unknown): Result {
+  return reason === undefined ? Result.of(undefined) : Result.ofException(reason);
+}
+
+async function* fromSync(source: Iterable<unknown>): AsyncGenerator<unknown, void, undefined> {
+  yield* source;
+}
+
+/**
+ * `source` pulled in the async context of the call (its filters' `RpcContext`): a generator's body runs on its
+ * first `next()`, which the protocol makes from its own context, so `RpcContext.current()` would not be the call's.
+ */
+function boundToContext(source: AsyncIterable<unknown>): AsyncIterable<unknown> {
+  const iterator = source[Symbol.asyncIterator]();
+  const next = AsyncResource.bind(() => iterator.next());
+  const finish = AsyncResource.bind((): Promise<IteratorResult<unknown>> => iterator.return?.() ?? Promise.resolve({ done: true, value: undefined }));
+  const bound: AsyncIterator<unknown> = { next, return: finish };
+  return { [Symbol.asyncIterator]: () => bound };
+}
+
+function toAsyncIterable(source: AsyncIterable<unknown> | Iterable<unknown>): AsyncIterable<unknown> {
+  return Symbol.asyncIterator in source ? source : fromSync(source);
+}
+
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (
     value !== null &&
@@ -51,6 +78,8 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
  */
 export class ServiceInvoker extends Invoker {
   private readonly methods = new Map<string, Method>();
+  /** Methods whose results stream (server- and bidi-streaming). */
+  private readonly streaming = new Set<string>();
 
   constructor(
     readonly service: ServiceDefinition,
@@ -64,6 +93,8 @@ export class ServiceInvoker extends Invoker {
       // `toString`, `constructor`… inherited from Object.prototype do not implement a declared method.
       if (typeof fn === 'function' && fn !== (Object.prototype as Record<string, unknown>)[name]) this.methods.set(name, fn as Method);
       else missing.push(name);
+      const stream = service.getMethod(name)?.stream;
+      if (stream === 'server' || stream === 'bidi') this.streaming.add(name);
     }
     if (missing.length > 0) {
       throw new ExtensionError(
@@ -92,8 +123,32 @@ export class ServiceInvoker extends Invoker {
     } catch (error) {
       return Result.ofException(error);
     }
+    if (this.streaming.size > 0 && this.streaming.has(invocation.methodName)) return this.stream(invocation, out);
     // A synchronous implementation completes the call here: its Result travels back without a promise.
     return typeof out === 'object' || typeof out === 'function' ? resultOf(out) : Result.of(out);
+  }
+
+  /**
+   * The result of a streaming method: its responses go to the invocation's {@link StreamPort} (opened here, read by
+   * the protocol), and the Result settles when the reader stopped — OK after the end, else with the failure (the
+   * implementation threw, the consumer cancelled). Without a port (nothing reads it as a stream), the iterable is
+   * the Result's value.
+   */
+  private stream(invocation: Invocation, out: unknown): Result | Promise<Result> {
+    if (!isStreamSource(out)) {
+      if (isThenable(out)) return Promise.resolve(out).then((value) => this.stream(invocation, value), toException);
+      return Result.ofException(
+        new RpcError(
+          RpcErrorCode.SERIALIZATION,
+          `${this.service.name}.${invocation.methodName}() streams its results: its implementation must return an async iterable ` +
+            `(an async generator function), not ${out === null ? 'null' : typeof out}.`,
+        ),
+      );
+    }
+    const port = StreamPort.of(invocation);
+    if (port === undefined) return Result.of(out);
+    port.open(boundToContext(toAsyncIterable(out)));
+    return port.closed.then(streamEnded);
   }
 
   private methodNotFound(invocation: Invocation): Promise<Result> {

@@ -1,3 +1,4 @@
+import type { StreamKind } from '../rpc/stream-port.js';
 import { ExtensionError, ExtensionErrorCode } from '../extension/extension-error.js';
 import { checkDescriptor } from './realizer.js';
 import type { MapType, SetType } from './type-descriptors.js';
@@ -90,7 +91,7 @@ export interface IdlMethod<I = unknown, O = unknown, II = I, OI = O> {
   readonly output: object;
   /** The method's name in the IDL, e.g. `SayHello`: the last segment of its gRPC path. */
   readonly name: string;
-  /** Whether the method streams; only `unary` is carried today. */
+  /** Whether the method streams (the protobuf `methodKind`). */
   readonly kind: 'unary' | 'server-streaming' | 'client-streaming' | 'bidi-streaming';
   /** Type-level only (never set): the message types. */
   readonly types?: { readonly request: I; readonly response: O; readonly requestInit: II; readonly responseInit: OI };
@@ -105,7 +106,95 @@ export interface MethodSpec {
   readonly throws?: readonly (abstract new (...args: never[]) => Error)[];
   /** The IDL messages of an IDL (protobuf) method: one request message, one response message. */
   readonly idl?: IdlMethod;
+  /**
+   * A streaming method: `server` (the arguments as usual, many results: `returns` types each), `client` (an async
+   * iterable of requests — `args` has one entry, the type of each — and one result) or `bidi` (both). IDL methods
+   * take it from their `kind`.
+   */
+  readonly stream?: StreamKind;
 }
+
+/**
+ * How a method spec streams (`undefined` for unary).
+ *
+ * @example
+ * ```ts
+ * type K = StreamOf<{ args: [Number]; stream: 'server' }>; // 'server'
+ * ```
+ */
+export type StreamOf<M extends MethodSpec> = M extends { readonly idl: { readonly kind: infer K } }
+  ? K extends 'server-streaming'
+    ? 'server'
+    : K extends 'client-streaming'
+      ? 'client'
+      : K extends 'bidi-streaming'
+        ? 'bidi'
+        : undefined
+  : M extends { readonly stream: infer S extends StreamKind }
+    ? S
+    : undefined;
+
+/**
+ * One request of a client- or bidi-streaming method (what the consumer's iterable yields).
+ *
+ * @example
+ * ```ts
+ * type R = RequestOf<typeof Ticker.methods.sum>; // number
+ * ```
+ */
+export type RequestOf<M extends MethodSpec> = ArgsOf<M> extends readonly [infer R, ...unknown[]] ? R : unknown;
+
+/**
+ * One request as an implementation of a client- or bidi-streaming method receives it.
+ *
+ * @example
+ * ```ts
+ * type R = ImplRequestOf<typeof Ticker.methods.sum>; // number
+ * ```
+ */
+export type ImplRequestOf<M extends MethodSpec> = ImplArgsOf<M> extends readonly [infer R, ...unknown[]] ? R : unknown;
+
+/**
+ * What the consumer passes as the requests of a client- or bidi-streaming call.
+ *
+ * @example
+ * ```ts
+ * const requests: RequestStream<number> = [1, 2, 3];
+ * ```
+ */
+export type RequestStream<T> = AsyncIterable<T> | Iterable<T>;
+
+/**
+ * The consumer-side signature of one method: a promise for unary and client-streaming, an async iterable else.
+ *
+ * @example
+ * ```ts
+ * type Countdown = ProxyMethodOf<typeof Ticker.methods.countdown>; // (from: number) => AsyncIterable<Tick>
+ * ```
+ */
+export type ProxyMethodOf<M extends MethodSpec> = StreamOf<M> extends 'server'
+  ? (...args: ArgsOf<M>) => AsyncIterable<ReturnOf<M>>
+  : StreamOf<M> extends 'client'
+    ? (requests: RequestStream<RequestOf<M>>) => Promise<ReturnOf<M>>
+    : StreamOf<M> extends 'bidi'
+      ? (requests: RequestStream<RequestOf<M>>) => AsyncIterable<ReturnOf<M>>
+      : (...args: ArgsOf<M>) => Promise<ReturnOf<M>>;
+
+/**
+ * The provider-side signature of one method: async generators (or iterables) for streamed results.
+ *
+ * @example
+ * ```ts
+ * type Countdown = ImplMethodOf<typeof Ticker.methods.countdown>; // (from: number) => AsyncIterable<Tick> | Iterable<Tick>
+ * ```
+ */
+export type ImplMethodOf<M extends MethodSpec> = StreamOf<M> extends 'server'
+  ? (...args: ImplArgsOf<M>) => AsyncIterable<ImplReturnOf<M>> | Iterable<ImplReturnOf<M>>
+  : StreamOf<M> extends 'client'
+    ? (requests: AsyncIterable<ImplRequestOf<M>>) => ImplReturnOf<M> | Promise<ImplReturnOf<M>>
+    : StreamOf<M> extends 'bidi'
+      ? (requests: AsyncIterable<ImplRequestOf<M>>) => AsyncIterable<ImplReturnOf<M>> | Iterable<ImplReturnOf<M>>
+      : (...args: ImplArgsOf<M>) => ImplReturnOf<M> | Promise<ImplReturnOf<M>>;
 
 /** Argument tuple of a method spec. */
 export type ArgsOf<M extends MethodSpec> = M extends { readonly idl: IdlMethod<unknown, unknown, infer II, unknown> }
@@ -136,16 +225,18 @@ export interface MethodDescriptor {
   readonly throws: readonly (abstract new (...args: never[]) => Error)[];
   /** The IDL messages, for an IDL method. */
   readonly idl: IdlMethod | undefined;
+  /** How the method streams; `undefined` for unary. */
+  readonly stream: StreamKind | undefined;
 }
 
 /** The consumer-side type of a service: every method returns a promise. */
 export type ServiceProxy<M extends Record<string, MethodSpec>> = {
-  readonly [K in keyof M]: (...args: ArgsOf<M[K]>) => Promise<ReturnOf<M[K]>>;
+  readonly [K in keyof M]: ProxyMethodOf<M[K]>;
 };
 
 /** The provider-side type of a service: methods may answer synchronously or with a promise. */
 export type ServiceImplementation<M extends Record<string, MethodSpec>> = {
-  [K in keyof M]: (...args: ImplArgsOf<M[K]>) => ImplReturnOf<M[K]> | Promise<ImplReturnOf<M[K]>>;
+  [K in keyof M]: ImplMethodOf<M[K]>;
 };
 
 const METHOD_NAME = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -194,9 +285,10 @@ export class ServiceDefinition<M extends Record<string, MethodSpec> = Record<str
       const spec = methods[method] as MethodSpec;
       spec.args?.forEach((type, i) => checkDescriptor(type, `defineService("${name}"): ${method}() argument ${i}`));
       if (spec.returns !== undefined) checkDescriptor(spec.returns, `defineService("${name}"): ${method}() result`);
+      const stream = streamKindOf(spec, `defineService("${name}"): ${method}()`);
       descriptors.set(
         method,
-        Object.freeze({ name: method, args: spec.args, returns: spec.returns ?? null, throws: spec.throws ?? [], idl: spec.idl }),
+        Object.freeze({ name: method, args: spec.args, returns: spec.returns ?? null, throws: spec.throws ?? [], idl: spec.idl, stream }),
       );
     }
     this.methodDescriptors = descriptors;
@@ -212,6 +304,32 @@ export class ServiceDefinition<M extends Record<string, MethodSpec> = Record<str
   getMethod(name: string): MethodDescriptor | undefined {
     return this.methodDescriptors.get(name);
   }
+}
+
+const IDL_STREAM_KINDS: Readonly<Record<string, StreamKind | undefined>> = Object.freeze({
+  unary: undefined,
+  'server-streaming': 'server',
+  'client-streaming': 'client',
+  'bidi-streaming': 'bidi',
+});
+
+/** The stream kind of a method spec, checked. */
+function streamKindOf(spec: MethodSpec, where: string): StreamKind | undefined {
+  const declared = spec.stream;
+  if (declared !== undefined && declared !== 'server' && declared !== 'client' && declared !== 'bidi') {
+    throw new ExtensionError(
+      ExtensionErrorCode.INVALID_PARAMETER,
+      `${where}: stream ${JSON.stringify(declared)} is not a stream kind (expected "server", "client" or "bidi").`,
+    );
+  }
+  const stream = declared ?? (spec.idl === undefined ? undefined : IDL_STREAM_KINDS[spec.idl.kind]);
+  if ((stream === 'client' || stream === 'bidi') && spec.idl === undefined && spec.args !== undefined && spec.args.length !== 1) {
+    throw new ExtensionError(
+      ExtensionErrorCode.INVALID_PARAMETER,
+      `${where}: a ${stream}-streaming method takes one argument, the stream of requests; declare the type of each request as args: [Type].`,
+    );
+  }
+  return stream;
 }
 
 /**

@@ -2,6 +2,7 @@ import { Invocation, type AttachmentValue } from '../rpc/invocation.js';
 import type { Invoker } from '../rpc/invoker.js';
 import { Result } from '../rpc/result.js';
 import { RpcError } from '../rpc/rpc-error.js';
+import { isStreamSource, StreamPort } from '../rpc/stream-port.js';
 import type { MethodSpec, ServiceDefinition, ServiceProxy } from './service-definition.js';
 
 /** Per-call options for a proxy's `$call`. */
@@ -104,6 +105,52 @@ function businessRejection(result: Result): Promise<never> {
   return Promise.reject(result.exception);
 }
 
+/** What a streaming call's pending result settled to. */
+type Outcome = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
+
+function succeeded(value: unknown): Outcome {
+  return { ok: true, value };
+}
+
+function failed(error: unknown): Outcome {
+  return { ok: false, error };
+}
+
+/**
+ * The responses of a server- or bidi-streaming call, as the caller reads them: the call starts on the first
+ * `next()`, the responses come through the invocation's {@link StreamPort}, and the stream ends with the call's
+ * final status (an error status is thrown from the iterator). Breaking out of the `for await` (or `return()`)
+ * closes the port, which cancels the call (the protocol resets its stream).
+ */
+async function* readStream(calls: ProxyCalls, invocation: Invocation): AsyncGenerator<unknown, void, undefined> {
+  const port = StreamPort.attach(invocation);
+  const settled = calls.call(invocation).then(succeeded, failed);
+  const first = await Promise.race([port.opened, settled]);
+  if (isStreamSource(first)) {
+    let ended = false;
+    try {
+      for await (const message of first) yield message;
+      ended = true;
+    } catch (error) {
+      port.close(error);
+      const outcome = await settled;
+      throw outcome.ok ? error : outcome.error;
+    } finally {
+      if (!ended) port.close(new DOMException('The consumer stopped reading the stream.', 'AbortError'));
+    }
+    port.close();
+    const outcome = await settled;
+    if (!outcome.ok) throw outcome.error;
+    return;
+  }
+  const outcome = first as Outcome;
+  if (!outcome.ok) throw outcome.error;
+  // Settled without opening the port (a mock, a local answer): its value is the stream, or its only message.
+  const value = outcome.value;
+  if (isStreamSource(value)) yield* value;
+  else if (value !== undefined) yield value;
+}
+
 /** The prototype of every proxy: an empty object that itself inherits nothing (immutable). */
 const NOTHING: object = Object.freeze(Object.create(null) as object);
 
@@ -131,7 +178,11 @@ export function createServiceProxy<M extends Record<string, MethodSpec>>(
   const call = (invocation: Invocation): Promise<unknown> => calls.call(invocation);
   const proxy: Record<string, unknown> = Object.create(NOTHING) as Record<string, unknown>;
   for (const name of service.methodNames) {
-    proxy[name] = (...args: unknown[]) => calls.call(Invocation.of(name, args, service));
+    const stream = service.getMethod(name)?.stream;
+    proxy[name] =
+      stream === 'server' || stream === 'bidi'
+        ? (...args: unknown[]) => readStream(calls, Invocation.of(name, args, service))
+        : (...args: unknown[]) => calls.call(Invocation.of(name, args, service));
   }
   proxy['$call'] = (method: string, args: unknown[], options: CallOptions = {}) => {
     if (!service.methodDescriptors.has(method)) {
@@ -145,7 +196,8 @@ export function createServiceProxy<M extends Record<string, MethodSpec>>(
       attachments: options.attachments,
       timeout: options.timeout,
     });
-    return call(invocation);
+    const stream = service.getMethod(method)?.stream;
+    return stream === 'server' || stream === 'bidi' ? readStream(calls, invocation) : call(invocation);
   };
   proxy['$service'] = service;
   proxy['$echo'] = (value: unknown) => call(Invocation.of('$echo', [value], service));

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """A Python grpcio (gRPC C-core) peer of weft.interop.v1.Interop for tri's interop tests.
 
-  grpcio-peer.py client PORT   calls a Weft provider on 127.0.0.1:PORT, prints one JSON object with what it saw
-  grpcio-peer.py server        serves Interop on 127.0.0.1 (a free port), prints "PORT <n>", runs until stdin closes
+  grpcio-peer.py client PORT         calls a Weft provider on 127.0.0.1:PORT, prints one JSON object with what it saw
+  grpcio-peer.py stream-client PORT  the same for weft.interop.v1.Streamer (server, client and bidi streams)
+  grpcio-peer.py server              serves Interop and Streamer on 127.0.0.1 (a free port), prints "PORT <n>", runs
+                                     until stdin closes
 
 Messages are encoded by hand (the few fields of interop.proto used here), so only grpcio itself is needed.
 """
@@ -15,6 +17,7 @@ from concurrent import futures
 import grpc
 
 SERVICE = 'weft.interop.v1.Interop'
+STREAMER = 'weft.interop.v1.Streamer'
 
 
 def varint(n):
@@ -109,6 +112,69 @@ def client(port):
     print(json.dumps(seen))
 
 
+def replies(messages):
+    return [[first(parse(m), 1, b'').decode('utf-8'), first(parse(m), 2, 0)] for m in messages]
+
+
+def stream_client(port):
+    seen = {}
+    with grpc.insecure_channel('127.0.0.1:%d' % port) as channel:
+        lots = channel.unary_stream('/%s/LotsOfReplies' % STREAMER, request_serializer=identity, response_deserializer=identity)
+        record = channel.stream_unary('/%s/Record' % STREAMER, request_serializer=identity, response_deserializer=identity)
+        chat = channel.stream_stream('/%s/Chat' % STREAMER, request_serializer=identity, response_deserializer=identity)
+        seen['server'] = replies(list(lots(field(1, 'py') + field(2, 3), timeout=5)))
+        summary = parse(record(iter([field(1, t) for t in ('a', 'b', 'c')]), timeout=5))
+        seen['client'] = [first(summary, 1, 0), first(summary, 2, b'').decode('utf-8')]
+        seen['bidi'] = replies(list(chat(iter([field(1, t) for t in ('one', 'two')]), timeout=5)))
+        got = []
+        try:
+            for message in lots(field(1, 'x') + field(2, 10) + field(4, 2) + field(5, 9), timeout=5):
+                got.append(message)
+            seen['failure'] = [len(got), 'OK', '']
+        except grpc.RpcError as error:
+            seen['failure'] = [len(got), error.code().name, error.details()]
+        call = lots(field(1, 'x') + field(2, 1000) + field(6, 20), timeout=5)
+        next(call)
+        call.cancel()
+        try:
+            for _ in call:
+                pass
+            seen['cancel'] = 'OK'
+        except grpc.RpcError as error:
+            seen['cancel'] = error.code().name
+    print(json.dumps(seen))
+
+
+class Streamer(grpc.GenericRpcHandler):
+    def service(self, details):
+        method = details.method
+        if method == '/%s/LotsOfReplies' % STREAMER:
+            return grpc.unary_stream_rpc_method_handler(self.lots, request_deserializer=identity, response_serializer=identity)
+        if method == '/%s/Record' % STREAMER:
+            return grpc.stream_unary_rpc_method_handler(self.record, request_deserializer=identity, response_serializer=identity)
+        if method == '/%s/Chat' % STREAMER:
+            return grpc.stream_stream_rpc_method_handler(self.chat, request_deserializer=identity, response_serializer=identity)
+        return None
+
+    def lots(self, request, context):
+        fields = parse(request)
+        text = first(fields, 1, b'').decode('utf-8')
+        fail_after = first(fields, 4, 0)
+        for i in range(first(fields, 2, 0)):
+            if fail_after and i == fail_after:
+                code = next(s for s in grpc.StatusCode if s.value[0] == first(fields, 5, 2))
+                context.abort(code, 'failed after %d replies' % i)
+            yield field(1, '%s #%d' % (text, i)) + field(2, i)
+
+    def record(self, requests, context):
+        texts = [first(parse(r), 1, b'').decode('utf-8') for r in requests]
+        return field(1, len(texts)) + field(2, ','.join(texts))
+
+    def chat(self, requests, context):
+        for request in requests:
+            yield field(1, first(parse(request), 1, b'').decode('utf-8').upper())
+
+
 class Interop(grpc.GenericRpcHandler):
     def service(self, details):
         method = details.method
@@ -152,7 +218,7 @@ class Interop(grpc.GenericRpcHandler):
 
 def server():
     srv = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
-    srv.add_generic_rpc_handlers((Interop(),))
+    srv.add_generic_rpc_handlers((Interop(), Streamer()))
     port = srv.add_insecure_port('127.0.0.1:0')
     srv.start()
     print('PORT %d' % port, flush=True)
@@ -170,5 +236,7 @@ def server():
 if __name__ == '__main__':
     if sys.argv[1] == 'client':
         client(int(sys.argv[2]))
+    elif sys.argv[1] == 'stream-client':
+        stream_client(int(sys.argv[2]))
     else:
         server()

@@ -3,7 +3,7 @@ import net, { type Socket } from 'node:net';
 
 import { safeLog, type Logger } from '@weft/core/spi';
 
-import type { TripleKeys } from './triple-keys.js';
+import type { TripleKeys } from '../triple-keys.js';
 
 /**
  * Settings of the connections to one provider address (from the reference URL's {@link TripleKeys}).

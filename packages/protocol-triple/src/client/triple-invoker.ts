@@ -1,18 +1,20 @@
 import http2, { type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:http2';
 
-import { AbstractInvoker, DeadlineWheel, type DeadlineEntry, Result, RpcError, RpcErrorCode, type Invocation, type MethodDescriptor, type ServiceDefinition, type URL } from '@weft/core/spi';
+import { AbstractInvoker, DeadlineWheel, type DeadlineEntry, Result, RpcError, RpcErrorCode, type Invocation, type MethodDescriptor, type ServiceDefinition, type StreamKind, type URL } from '@weft/core/spi';
 
-import { readAttachmentHeaders, writeAttachmentHeaders } from './attachment-headers.js';
+import { readAttachmentHeaders, writeAttachmentHeaders } from '../codec/attachment-headers.js';
 import type { SessionHandle, TripleConnectionPool } from './connection-pool.js';
-import { decompress, encodeFrame, FrameError, GrpcMessageReader, isSupportedEncoding } from './grpc-frame.js';
-import { decodeGrpcMessage, formatGrpcTimeout, GrpcStatus, httpStatusToGrpc, rpcErrorCodeFromWire } from './grpc-status.js';
-import type { TripleCodec } from './triple-codec.js';
-import { TripleHeaders } from './triple-keys.js';
+import { decompress, encodeFrame, FrameError, GrpcMessageReader, isSupportedEncoding } from '../codec/grpc-frame.js';
+import { formatGrpcTimeout, GrpcStatus, httpStatusToGrpc, rpcErrorCodeFromWire } from '../codec/grpc-status.js';
+import type { TripleCodec } from '../codec/triple-codec.js';
+import { header, statusError } from './status-error.js';
+import { StreamClientCall } from './stream-client-call.js';
+import { TripleHeaders } from '../triple-keys.js';
 
 const { NGHTTP2_CANCEL, NGHTTP2_REFUSED_STREAM, NGHTTP2_ENHANCE_YOUR_CALM, NGHTTP2_NO_ERROR } = http2.constants;
 
 /** Per-method request data, built on the first call of each method. */
-interface ClientMethod {
+export interface ClientMethod {
   readonly name: string;
   readonly descriptor: MethodDescriptor | undefined;
   /** Request headers without `grpc-timeout` or attachments (sent as is; `request()` copies them). */
@@ -51,26 +53,6 @@ function onError(this: CallStream, error: Error): void {
   if (call !== undefined) call.error = error;
 }
 
-function header(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const value = headers[name];
-  return typeof value === 'string' ? value : Array.isArray(value) ? value[0] : undefined;
-}
-
-/**
- * Statuses of a decoded response that another provider would answer the same way: failover does not retry them
- * (connection failures and UNAVAILABLE are retried; see the README).
- */
-const FINAL_STATUSES: ReadonlySet<number> = new Set([
-  GrpcStatus.INVALID_ARGUMENT,
-  GrpcStatus.NOT_FOUND,
-  GrpcStatus.ALREADY_EXISTS,
-  GrpcStatus.PERMISSION_DENIED,
-  GrpcStatus.UNAUTHENTICATED,
-  GrpcStatus.FAILED_PRECONDITION,
-  GrpcStatus.OUT_OF_RANGE,
-  GrpcStatus.UNIMPLEMENTED,
-  GrpcStatus.INTERNAL,
-]);
 
 /** Transparent retries of a stream the provider refused (REFUSED_STREAM: not processed, so safe to resend). */
 const MAX_REFUSED_RETRIES = 3;
@@ -174,7 +156,7 @@ class ClientCall {
     if (trailers === undefined) return;
     const status = Number(header(trailers, TripleHeaders.GRPC_STATUS));
     if (status !== GrpcStatus.OK) {
-      this.fail(this.statusError(status, trailers));
+      this.fail(statusError(this.invoker.codec, this.where(), status, trailers));
       return;
     }
     const reader = this.reader;
@@ -197,34 +179,6 @@ class ClientCall {
       return;
     }
     this.complete(message, trailers);
-  }
-
-  /**
-   * The error of a non-OK `grpc-status`: the exact status on `grpcStatus`, the message, the `google.rpc.Status`
-   * of `grpc-status-details-bin` when the codec reads it (its code and message win, as in Dubbo's Java client), and
-   * `retryable: false` for the statuses another provider would answer the same way.
-   */
-  private statusError(wireStatus: number, trailers: IncomingHttpHeaders): RpcError {
-    let status = Number.isInteger(wireStatus) ? wireStatus : GrpcStatus.UNKNOWN;
-    let message = decodeGrpcMessage(header(trailers, TripleHeaders.GRPC_MESSAGE));
-    let details: readonly unknown[] = [];
-    const detailsBin = header(trailers, TripleHeaders.GRPC_STATUS_DETAILS);
-    const codec = this.invoker.codec;
-    if (detailsBin !== undefined && codec.decodeStatus !== undefined) {
-      try {
-        const decoded = codec.decodeStatus(Buffer.from(detailsBin, 'base64'));
-        status = decoded.code;
-        if (decoded.message !== '') message = decoded.message;
-        details = decoded.details;
-      } catch {
-        // Unreadable details: the grpc-status and grpc-message stand.
-      }
-    }
-    return new RpcError(rpcErrorCodeFromWire(status, header(trailers, TripleHeaders.ERROR_CODE)), message || `${this.where()} failed with grpc-status ${status}.`, {
-      grpcStatus: status,
-      details,
-      retryable: !FINAL_STATUSES.has(status),
-    });
   }
 
   /** The stream closed: release the session, and settle if the response never completed. */
@@ -416,6 +370,8 @@ export class TripleInvoker extends AbstractInvoker {
 
   protected doInvoke(invocation: Invocation): Promise<Result> {
     const method = this.methodOf(invocation.methodName);
+    const kind = method.descriptor?.stream;
+    if (kind !== undefined) return this.invokeStream(invocation, method, kind);
     let frame: Buffer;
     try {
       frame = encodeFrame(this.codec.encodeArguments(invocation.args, method.descriptor));
@@ -430,6 +386,27 @@ export class TripleInvoker extends AbstractInvoker {
     });
   }
 
+  /** A streaming call (§A.12): one stream, never resent. */
+  private invokeStream(invocation: Invocation, method: ClientMethod, kind: StreamKind): Promise<Result> {
+    return new Promise<Result>((resolve, reject) => {
+      const where = `Call ${this.serviceName}.${method.name}() to ${this.address}`;
+      const call = new StreamClientCall({ codec: this.codec, payload: this.payload, where, method, kind }, invocation, resolve, reject);
+      const handle = this.pool.acquire();
+      if (handle === undefined) {
+        call.fail(new RpcError(RpcErrorCode.NETWORK, `${where} failed: ${this.pool.describeUnavailable()}.`));
+        return;
+      }
+      const stream = this.open(handle, invocation, method, (error) => call.fail(error));
+      if (stream === undefined) return;
+      call.start(stream, handle);
+      const deadline = invocation.deadline;
+      if (deadline !== undefined && !call.done) {
+        const entry = this.deadlines.add(deadline, () => call.expire());
+        stream.once('close', () => entry.cancel());
+      }
+    });
+  }
+
   /** @internal Sends (or resends) a call on a pooled session; failures settle the call. */
   send(call: ClientCall): void {
     const method = call.method;
@@ -438,7 +415,14 @@ export class TripleInvoker extends AbstractInvoker {
       call.fail(new RpcError(RpcErrorCode.NETWORK, `Call ${this.serviceName}.${method.name}() to ${this.address} failed: ${this.pool.describeUnavailable()}.`));
       return;
     }
-    const invocation = call.invocation;
+    const stream = this.open(handle, call.invocation, method, (error) => call.fail(error));
+    if (stream === undefined) return;
+    call.attach(stream, handle);
+    stream.end(call.frame);
+  }
+
+  /** Opens the stream of a call (its headers, `grpc-timeout`, attachments); a failure goes to `fail`. */
+  private open(handle: SessionHandle, invocation: Invocation, method: ClientMethod, fail: (error: RpcError) => void): ClientHttp2Stream | undefined {
     const deadline = invocation.deadline;
     let headers: Record<string, string>;
     try {
@@ -449,14 +433,14 @@ export class TripleInvoker extends AbstractInvoker {
         headers = deadline === undefined ? method.headers : method.timedHeaders;
       }
     } catch (error) {
-      call.fail(RpcError.from(error, RpcErrorCode.SERIALIZATION));
-      return;
+      fail(RpcError.from(error, RpcErrorCode.SERIALIZATION));
+      return undefined;
     }
     if (deadline !== undefined) {
       const remaining = deadline - Date.now();
       if (remaining <= 0) {
-        call.fail(new RpcError(RpcErrorCode.TIMEOUT, `Call ${this.serviceName}.${method.name}() to ${this.address} timed out before it was sent.`));
-        return;
+        fail(new RpcError(RpcErrorCode.TIMEOUT, `Call ${this.serviceName}.${method.name}() to ${this.address} timed out before it was sent.`));
+        return undefined;
       }
       headers[TripleHeaders.GRPC_TIMEOUT] = formatGrpcTimeout(remaining);
     }
@@ -466,18 +450,17 @@ export class TripleInvoker extends AbstractInvoker {
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       const invalidHeader = code === 'ERR_INVALID_HTTP_TOKEN' || code === 'ERR_HTTP2_INVALID_HEADER_VALUE' || code === 'ERR_INVALID_CHAR';
-      call.fail(
+      fail(
         new RpcError(
           invalidHeader ? RpcErrorCode.SERIALIZATION : RpcErrorCode.NETWORK,
           `Call ${this.serviceName}.${method.name}() to ${this.address} could not start: ${(error as Error).message}`,
           { cause: error },
         ),
       );
-      return;
+      return undefined;
     }
     handle.start();
-    call.attach(stream, handle);
-    stream.end(call.frame);
+    return stream;
   }
 
   private methodOf(name: string): ClientMethod {

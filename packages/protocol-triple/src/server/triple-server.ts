@@ -4,19 +4,24 @@ import net, { type Socket } from 'node:net';
 
 import { Invocation, Result, RpcError, RpcErrorCode, safeLog, URL, type Logger } from '@weft/core/spi';
 
-import { readAttachmentHeaders, writeAttachmentHeaders, type InboundHeaders } from './attachment-headers.js';
-import { ACCEPT_ENCODING, decompress, encodeFrame, FrameError, GrpcMessageReader, isSupportedEncoding } from './grpc-frame.js';
+import { readAttachmentHeaders, writeAttachmentHeaders, type InboundHeaders } from '../codec/attachment-headers.js';
+import { ACCEPT_ENCODING, isSupportedEncoding } from '../codec/grpc-frame.js';
+import { GrpcStatus, grpcStatusOf, grpcToHttpStatus, parseGrpcTimeout } from '../codec/grpc-status.js';
+import type { TripleCodec } from '../codec/triple-codec.js';
+import { TripleHeaders } from '../triple-keys.js';
+import { GrpcServerCall, respondGrpcStatus } from './grpc-server-call.js';
+import { GrpcStreamCall } from './grpc-stream-call.js';
+import { classify, closeIfUploading, formatAddress, grpcSubtype, headerString, ignore, isJsonContentType, splitPath, splitPlainPath } from './http-util.js';
 import {
-  BIZ_EXCEPTION_CODE,
-  encodeGrpcMessage,
-  GrpcStatus,
-  grpcStatusOf,
-  grpcToHttpStatus,
-  parseGrpcTimeout,
-} from './grpc-status.js';
-import type { TripleCodec } from './triple-codec.js';
+  Http1Exchange,
+  Http2PlainExchange,
+  JSON_CONTENT_TYPE,
+  PlainHttpError,
+  respondPlainError,
+  toPlainError,
+  type PlainExchange,
+} from './plain-exchange.js';
 import { InflightCounter, type ServerMethod, type TripleExporter } from './triple-exporter.js';
-import { TripleHeaders } from './triple-keys.js';
 
 /**
  * Settings of one Triple server (one host and port), read from the first export URL on it.
@@ -42,466 +47,9 @@ export interface TripleServerOptions {
   readonly sniffTimeout: number;
 }
 
-const HTTP2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
-const HTTP1_METHODS: readonly Buffer[] = ['GET ', 'POST ', 'PUT ', 'PATCH ', 'DELETE ', 'HEAD ', 'OPTIONS ', 'TRACE ', 'CONNECT '].map((m) =>
-  Buffer.from(m, 'latin1'),
-);
 const GOAWAY_DEBUG_DATA = Buffer.from('weft: server shutting down', 'latin1');
 const { NGHTTP2_NO_ERROR } = http2.constants;
-
-const OK_TRAILERS: Readonly<Record<string, string>> = Object.freeze({ [TripleHeaders.GRPC_STATUS]: '0' });
-/**
- * Response options of gRPC answers: no `date` header (gRPC does not use it; Node adds one unless told not to —
- * `sendDate` is read by Node's `respond()` but missing from its type).
- */
-const WAIT_FOR_TRAILERS: http2.ServerStreamResponseOptions & { readonly sendDate: boolean } = Object.freeze({ waitForTrailers: true, sendDate: false });
-const GRPC_END_STREAM: http2.ServerStreamResponseOptions & { readonly sendDate: boolean } = Object.freeze({ endStream: true, sendDate: false });
-const END_STREAM = Object.freeze({ endStream: true });
-const JSON_CONTENT_TYPE = 'application/json';
 const PLAIN_ALLOW = 'GET, POST, PUT, PATCH, OPTIONS';
-
-const CALL = Symbol('weft.tri.call');
-/** A server stream carrying the gRPC call it belongs to (so stream listeners are shared functions, not closures). */
-type CallStream = ServerHttp2Stream & { [CALL]?: GrpcServerCall };
-
-function ignore(): void {}
-
-function onCallData(this: CallStream, chunk: Buffer): void {
-  this[CALL]?.data(chunk);
-}
-
-function onCallEnd(this: CallStream): void {
-  this[CALL]?.end();
-}
-
-function onCallClose(this: CallStream): void {
-  this[CALL]?.closed();
-}
-
-function onWantTrailers(this: CallStream): void {
-  const call = this[CALL];
-  try {
-    this.sendTrailers(call === undefined ? OK_TRAILERS : call.trailers);
-  } catch {
-    // The stream was reset in between: nothing to send to.
-  }
-}
-
-/** `[ip]:port` for IPv6, `ip:port` otherwise. */
-function formatAddress(address: string | undefined, port: number | undefined): string {
-  if (address === undefined) return 'unknown';
-  return address.includes(':') ? `[${address}]:${port ?? 0}` : `${address}:${port ?? 0}`;
-}
-
-/** Splits `/{path}/{method}` (ignoring a query): everything before the last `/` is the path. */
-function splitPath(raw: string | undefined): { path: string; method: string } | undefined {
-  if (raw === undefined || raw.charCodeAt(0) !== 47 /* / */) return undefined;
-  let end = raw.indexOf('?');
-  if (end < 0) end = raw.length;
-  const slash = raw.lastIndexOf('/', end - 1);
-  if (slash <= 0) return undefined;
-  return { path: raw.slice(1, slash), method: raw.slice(slash + 1, end) };
-}
-
-/** Whether a request or response content type is gRPC (`application/grpc`, `application/grpc+x`, `…;params`). */
-function grpcSubtype(contentType: string): string | undefined {
-  if (!contentType.startsWith('application/grpc')) return undefined;
-  let rest = contentType.slice(16);
-  const semicolon = rest.indexOf(';');
-  if (semicolon >= 0) rest = rest.slice(0, semicolon);
-  rest = rest.trim();
-  if (rest === '') return '';
-  return rest.charCodeAt(0) === 43 /* + */ ? rest.slice(1).toLowerCase() : undefined;
-}
-
-function isJsonContentType(contentType: string): boolean {
-  const semicolon = contentType.indexOf(';');
-  const type = (semicolon >= 0 ? contentType.slice(0, semicolon) : contentType).trim().toLowerCase();
-  return type === 'application/json' || type === 'text/json' || type.endsWith('+json');
-}
-
-function headerString(headers: InboundHeaders, name: string): string | undefined {
-  const value = headers[name];
-  if (value === undefined || value === '') return undefined;
-  return typeof value === 'string' ? value : Array.isArray(value) ? value[0] : String(value);
-}
-
-/** An error answered over plain HTTP with its status. */
-class PlainHttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly weftCode?: string,
-  ) {
-    super(message);
-  }
-}
-
-/**
- * One gRPC unary call on the server: reads the request message, dispatches the invocation through the exported
- * invoker and writes the response (HEADERS, one DATA message, trailers) or a trailers-only status.
- */
-class GrpcServerCall {
-  /** Trailers sent when the response message has been written. */
-  trailers: Readonly<Record<string, string>> = OK_TRAILERS;
-  private readonly reader: GrpcMessageReader;
-  private invocation: Invocation | undefined;
-  /** Set once a response (or a refusal) was started: later events are ignored. */
-  private answered = false;
-  /** Set once the call stopped counting as in flight (answered, refused, or its invocation settled). */
-  private finished = false;
-
-  constructor(
-    private readonly server: TripleServer,
-    private readonly stream: CallStream,
-    private readonly headers: IncomingHttpHeaders,
-    private readonly exporter: TripleExporter,
-    private readonly method: ServerMethod,
-    private readonly codec: TripleCodec,
-    private readonly typedContentType: boolean,
-    private readonly encoding: string | undefined,
-    private readonly deadline: number | undefined,
-  ) {
-    this.reader = new GrpcMessageReader(server.options.payload, encoding !== undefined && encoding !== 'identity');
-    // In flight from its headers on: an unexport or a shutdown waits for calls still uploading their message too.
-    exporter.inflight.enter();
-    server.inflight.enter();
-    stream[CALL] = this;
-    stream.on('data', onCallData);
-    stream.on('end', onCallEnd);
-    stream.on('close', onCallClose);
-  }
-
-  data(chunk: Buffer): void {
-    if (this.answered) return;
-    try {
-      this.reader.push(chunk);
-    } catch (error) {
-      this.refuse(error);
-    }
-  }
-
-  end(): void {
-    if (this.answered) return;
-    try {
-      this.reader.end();
-    } catch (error) {
-      this.refuse(error);
-      return;
-    }
-    const message = this.reader.message;
-    if (message === undefined) {
-      this.respondStatus(GrpcStatus.INTERNAL, 'Malformed unary call: the stream ended without a request message.');
-      return;
-    }
-    if (this.reader.compressed) {
-      decompress(message, this.encoding, this.server.options.payload).then(
-        (inflated) => this.dispatch(inflated),
-        (error: unknown) => this.refuse(error),
-      );
-    } else {
-      this.dispatch(message);
-    }
-  }
-
-  /** The stream closed: if the call is still running, the consumer cancelled it. */
-  closed(): void {
-    this.stream[CALL] = undefined;
-    this.answered = true;
-    if (this.invocation === undefined) this.finish();
-    else if (!this.finished) {
-      this.invocation.abort(new DOMException('The consumer cancelled the call (stream closed before the response).', 'AbortError'));
-    }
-  }
-
-  private dispatch(bytes: Uint8Array): void {
-    if (this.answered) return;
-    const exporter = this.exporter;
-    let args: unknown[];
-    try {
-      args = this.codec.decodeArguments(bytes, this.method.descriptor);
-    } catch (error) {
-      this.fail(error);
-      return;
-    }
-    const invocation = Invocation.of(this.method.name, args, exporter.service);
-    this.server.fillInvocation(invocation, this.headers, this.stream.session);
-    invocation.deadline = this.deadline;
-    this.invocation = invocation;
-    let answer: Result | Promise<Result>;
-    try {
-      answer = exporter.invoker.invoke(invocation);
-    } catch (error) {
-      // A synchronous throw is a framework failure, as a rejection would be.
-      this.failed(error);
-      return;
-    }
-    // Completed synchronously (a synchronous implementation): respond now, no promise hop.
-    if (answer instanceof Result) this.succeed(answer);
-    else {
-      answer.then(
-        (result) => this.succeed(result),
-        (error: unknown) => this.failed(error),
-      );
-    }
-  }
-
-  private succeed(result: Result): void {
-    this.finish();
-    if (this.answered) return;
-    if (this.deadline !== undefined && Date.now() > this.deadline) {
-      this.respondStatus(GrpcStatus.DEADLINE_EXCEEDED, `Deadline exceeded: ${this.exporter.key}.${this.method.name}() completed after the consumer's deadline.`);
-      return;
-    }
-    const descriptor = this.method.descriptor;
-    if (result.hasException() && descriptor?.idl !== undefined) {
-      // §A.8.2: an IDL method's business error is a non-OK grpc-status (with google.rpc.Status details), not a body.
-      this.failIdl(result.exception);
-      return;
-    }
-    let payload: Uint8Array;
-    let headers = this.exporter.responseHeaders(this.codec, this.typedContentType);
-    try {
-      if (result.hasException()) {
-        const exception = result.exception;
-        const status = exception instanceof RpcError ? grpcStatusOf(exception.code) : GrpcStatus.UNKNOWN;
-        headers = { ...headers, [TripleHeaders.EXCEPTION_CODE]: String(status === GrpcStatus.UNKNOWN ? BIZ_EXCEPTION_CODE : status) };
-        payload = this.codec.encodeException(exception, descriptor);
-      } else {
-        payload = this.codec.encodeResult(result.value, descriptor);
-      }
-      if (result.hasAttachments()) {
-        const trailers: Record<string, string> = { [TripleHeaders.GRPC_STATUS]: '0' };
-        writeAttachmentHeaders(trailers, result.getAttachments());
-        this.trailers = trailers;
-      }
-    } catch (error) {
-      this.fail(error);
-      return;
-    }
-    const stream = this.stream;
-    if (stream.destroyed) return;
-    this.answered = true;
-    try {
-      stream.respond(headers, WAIT_FOR_TRAILERS);
-      stream.on('wantTrailers', onWantTrailers);
-      stream.end(encodeFrame(payload));
-    } catch {
-      // Reset by the consumer between the check and the write.
-    }
-  }
-
-  private failed(error: unknown): void {
-    this.finish();
-    this.fail(error);
-  }
-
-  private finish(): void {
-    if (this.finished) return;
-    this.finished = true;
-    this.exporter.inflight.exit();
-    this.server.inflight.exit();
-  }
-
-  /** Answers a framework failure with its grpc-status (and Weft's exact code). */
-  private fail(error: unknown): void {
-    if (this.method.descriptor?.idl !== undefined) {
-      this.failIdl(error);
-      return;
-    }
-    const rpc = RpcError.from(error);
-    this.respondStatus(rpc.grpcStatus ?? grpcStatusOf(rpc.code), rpc.message, rpc.code);
-  }
-
-  /**
-   * Answers an IDL method's failure: the exact status of an `RpcError` carrying one (`grpcError()`), else its
-   * code's status, else UNKNOWN for a business error (code `biz`); the message; and a `google.rpc.Status` with the
-   * error's details in `grpc-status-details-bin`.
-   */
-  private failIdl(error: unknown): void {
-    const rpc = error instanceof RpcError ? error : undefined;
-    const status = rpc === undefined ? GrpcStatus.UNKNOWN : (rpc.grpcStatus ?? grpcStatusOf(rpc.code));
-    const message = rpc?.message ?? (error instanceof Error ? error.message : String(error));
-    let extra: Record<string, string> = {};
-    const codec = this.codec;
-    if (codec.encodeStatus !== undefined) {
-      try {
-        const details = Buffer.from(codec.encodeStatus({ code: status, message, details: rpc?.details ?? [] }));
-        extra = { [TripleHeaders.GRPC_STATUS_DETAILS]: details.toString('base64').replace(/=+$/, '') };
-      } catch {
-        // Details that cannot be encoded: the status and message still go out.
-      }
-    }
-    this.respondStatus(status, message, rpc?.code ?? RpcErrorCode.BIZ, extra);
-  }
-
-  /** Refuses a malformed or oversized request: answers and resets the stream so the rest is not uploaded. */
-  private refuse(error: unknown): void {
-    if (error instanceof FrameError) this.respondStatus(error.status, error.message);
-    else this.fail(error);
-    const stream = this.stream;
-    if (!stream.destroyed && !stream.readableEnded) stream.close(NGHTTP2_NO_ERROR);
-  }
-
-  private respondStatus(status: number, message: string, weftCode?: string, extra?: Readonly<Record<string, string>>): void {
-    if (this.invocation === undefined) this.finish();
-    if (this.answered) return;
-    this.answered = true;
-    respondGrpcStatus(this.stream, this.typedContentType ? this.codec.contentType : 'application/grpc', status, message, weftCode, extra);
-  }
-}
-
-/**
- * A trailers-only gRPC response (`:status 200`, as gRPC does; the status and a percent-encoded message). `idl` are
- * the extra headers of an IDL method's failure (`grpc-status-details-bin`); given, `grpc-message` is encoded by
- * gRPC's rule exactly (a literal `+`, see `encodeGrpcMessage`).
- */
-function respondGrpcStatus(
-  stream: ServerHttp2Stream,
-  contentType: string,
-  status: number,
-  message: string,
-  weftCode?: string,
-  idl?: Readonly<Record<string, string>>,
-): void {
-  if (stream.destroyed || stream.headersSent) return;
-  const headers: Record<string, string | number> = {
-    ':status': 200,
-    'content-type': contentType,
-    [TripleHeaders.GRPC_STATUS]: String(status),
-    [TripleHeaders.GRPC_MESSAGE]: encodeGrpcMessage(message, idl !== undefined),
-    ...idl,
-  };
-  if (weftCode !== undefined) headers[TripleHeaders.ERROR_CODE] = weftCode;
-  if (status === GrpcStatus.UNIMPLEMENTED) headers[TripleHeaders.GRPC_ACCEPT_ENCODING] = ACCEPT_ENCODING;
-  try {
-    stream.respond(headers, GRPC_END_STREAM);
-  } catch {
-    // Reset meanwhile.
-  }
-}
-
-/** A plain-HTTP exchange (HTTP/1.1 request or HTTP/2 stream without a gRPC content type). */
-interface PlainExchange {
-  readonly method: string;
-  readonly rawPath: string | undefined;
-  readonly headers: InboundHeaders;
-  readonly session: Http2Session | undefined;
-  readonly remoteAddress: string;
-  /** Whether result attachments go into the response headers (HTTP/2; not HTTP/1, as in Dubbo). */
-  readonly sendsAttachments: boolean;
-  readBody(limit: number): Promise<Buffer>;
-  onClose(listener: () => void): void;
-  /** Answers; a request whose body was not read to the end is cut off (the connection or stream is closed after). */
-  respond(status: number, headers: Record<string, string>, body: string | undefined): void;
-}
-
-function readLimited(source: NodeJS.ReadableStream & { destroyed?: boolean }, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        source.removeListener('data', onData);
-        source.removeListener('end', onEnd);
-        reject(new PlainHttpError(413, `Request body exceeds the limit of ${limit} bytes (URL key "payload").`));
-        return;
-      }
-      parts.push(chunk);
-    };
-    const onEnd = () => resolve(parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, size));
-    source.on('data', onData);
-    source.once('end', onEnd);
-    source.once('error', reject);
-  });
-}
-
-class Http1Exchange implements PlainExchange {
-  readonly method: string;
-  readonly rawPath: string | undefined;
-  readonly headers: InboundHeaders;
-  readonly session = undefined;
-  readonly remoteAddress: string;
-  readonly sendsAttachments = false;
-
-  constructor(
-    private readonly req: IncomingMessage,
-    private readonly res: ServerResponse,
-    private readonly server: TripleServer,
-  ) {
-    this.method = req.method ?? 'GET';
-    this.rawPath = req.url;
-    this.headers = req.headers;
-    this.remoteAddress = formatAddress(req.socket.remoteAddress, req.socket.remotePort);
-  }
-
-  readBody(limit: number): Promise<Buffer> {
-    return readLimited(this.req, limit);
-  }
-
-  onClose(listener: () => void): void {
-    this.res.once('close', listener);
-  }
-
-  respond(status: number, headers: Record<string, string>, body: string | undefined): void {
-    const res = this.res;
-    if (res.headersSent || res.destroyed) return;
-    res.statusCode = status;
-    for (const name in headers) res.setHeader(name, headers[name] as string);
-    // Closing, or the body was not read to the end: the connection cannot carry another request.
-    if (this.server.isClosing || !this.req.complete) res.shouldKeepAlive = false;
-    if (body === undefined) res.end();
-    else {
-      res.setHeader('content-length', Buffer.byteLength(body));
-      res.end(body);
-    }
-  }
-
-}
-
-class Http2PlainExchange implements PlainExchange {
-  readonly method: string;
-  readonly rawPath: string | undefined;
-  readonly session: Http2Session;
-  readonly remoteAddress: string;
-  readonly sendsAttachments = true;
-
-  constructor(
-    private readonly stream: ServerHttp2Stream,
-    readonly headers: IncomingHttpHeaders,
-    remoteAddress: string,
-  ) {
-    this.method = headerString(headers, ':method') ?? 'GET';
-    this.rawPath = headerString(headers, ':path');
-    this.session = stream.session as Http2Session;
-    this.remoteAddress = remoteAddress;
-  }
-
-  readBody(limit: number): Promise<Buffer> {
-    return readLimited(this.stream, limit);
-  }
-
-  onClose(listener: () => void): void {
-    this.stream.once('close', listener);
-  }
-
-  respond(status: number, headers: Record<string, string>, body: string | undefined): void {
-    const stream = this.stream;
-    if (stream.destroyed || stream.headersSent) return;
-    try {
-      stream.respond({ ':status': status, ...headers }, body === undefined ? END_STREAM : undefined);
-      if (body !== undefined) stream.end(body);
-      // The client may still be uploading a body we will not read: reset the stream once the answer is out.
-      if (!stream.readableEnded) {
-        if (stream.writableFinished) closeIfUploading(stream);
-        else stream.once('finish', () => closeIfUploading(stream));
-      }
-    } catch {
-      // Reset meanwhile.
-    }
-  }
-}
 
 /**
  * One Triple server: a TCP port shared by every service exported on it, speaking gRPC over HTTP/2 (h2c) and plain
@@ -797,7 +345,10 @@ export class TripleServer {
       return;
     }
     const timeout = parseGrpcTimeout(headerString(headers, TripleHeaders.GRPC_TIMEOUT));
-    new GrpcServerCall(this, stream, headers, exporter, method, codec, typed, encoding, timeout === undefined ? undefined : Date.now() + timeout);
+    const deadline = timeout === undefined ? undefined : Date.now() + timeout;
+    const kind = method.descriptor?.stream;
+    if (kind !== undefined) new GrpcStreamCall(this, stream, headers, exporter, method, kind, codec, typed, encoding, deadline);
+    else new GrpcServerCall(this, stream, headers, exporter, method, codec, typed, encoding, deadline);
   }
 
   // -------------------------------------------------------------------------------------------------------------
@@ -837,6 +388,10 @@ export class TripleServer {
     if (exporter === undefined) throw new PlainHttpError(404, 'Invoker not found');
     const method = exporter.findMethod(target.method) ?? builtinMethod(target.method);
     if (method === undefined) throw new PlainHttpError(404, `Method not found: ${exporter.key} has no method "${target.method}".`);
+    const stream = method.descriptor?.stream;
+    if (stream !== undefined) {
+      throw new PlainHttpError(415, `${exporter.key}.${method.name}() is a ${stream}-streaming method: call it over gRPC (content-type application/grpc), not plain HTTP.`);
+    }
 
     exporter.inflight.enter();
     this.inflight.enter();
@@ -919,43 +474,3 @@ function builtinMethod(name: string): ServerMethod | undefined {
 }
 
 const ECHO_METHOD: ServerMethod = Object.freeze({ name: '$echo', descriptor: undefined });
-
-/** Splits a plain-HTTP path: a trailing `/` and a `.json` suffix are tolerated. */
-function splitPlainPath(raw: string | undefined): { path: string; method: string } | undefined {
-  if (raw === undefined) return undefined;
-  let end = raw.indexOf('?');
-  if (end < 0) end = raw.length;
-  let path = raw.slice(0, end);
-  if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
-  if (path.endsWith('.json')) path = path.slice(0, -5);
-  return splitPath(path);
-}
-
-function closeIfUploading(stream: ServerHttp2Stream): void {
-  if (!stream.destroyed && !stream.readableEnded) stream.close(NGHTTP2_NO_ERROR);
-}
-
-function toPlainError(error: unknown): PlainHttpError {
-  const rpc = RpcError.from(error);
-  return new PlainHttpError(grpcToHttpStatus(rpc.grpcStatus ?? grpcStatusOf(rpc.code)), rpc.message, rpc.code);
-}
-
-function respondPlainError(exchange: PlainExchange, error: PlainHttpError): void {
-  const headers: Record<string, string> = { 'content-type': JSON_CONTENT_TYPE };
-  if (error.weftCode !== undefined) headers[TripleHeaders.ERROR_CODE] = error.weftCode;
-  exchange.respond(error.status, headers, JSON.stringify({ status: String(error.status), message: error.message }));
-}
-
-/** What the first bytes of a connection say: HTTP/2 preface, an HTTP/1 request line, not enough yet, or neither. */
-function classify(data: Buffer): 'h2' | 'h1' | 'more' | 'garbage' {
-  const n = Math.min(data.length, HTTP2_PREFACE.length);
-  if (data.compare(HTTP2_PREFACE, 0, n, 0, n) === 0) return n === HTTP2_PREFACE.length ? 'h2' : 'more';
-  let prefixOfSome = false;
-  for (const method of HTTP1_METHODS) {
-    const m = Math.min(data.length, method.length);
-    if (data.compare(method, 0, m, 0, m) !== 0) continue;
-    if (m === method.length) return 'h1';
-    prefixOfSome = true;
-  }
-  return prefixOfSome ? 'more' : 'garbage';
-}

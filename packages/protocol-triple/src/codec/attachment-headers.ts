@@ -1,7 +1,7 @@
 import { RpcError, RpcErrorCode, type AttachmentValue } from '@weft/core';
 
 import { decodeGrpcMessage, encodeGrpcMessage } from './grpc-status.js';
-import { TripleHeaders } from './triple-keys.js';
+import { TripleHeaders } from '../triple-keys.js';
 
 /**
  * Keys that never travel as attachment headers and never become attachments (§A.9): Triple's own headers, and the

@@ -1,6 +1,6 @@
 import { Exporter, type Invoker, type MethodDescriptor, type ServiceDefinition } from '@weft/core';
 
-import type { TripleCodec } from './triple-codec.js';
+import type { TripleCodec } from '../codec/triple-codec.js';
 
 /**
  * A method a Triple server answers: its name and, when the service definition is known, its descriptor.

@@ -1,0 +1,160 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Http2Session, IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
+
+import { RpcError } from '@weft/core/spi';
+
+import type { InboundHeaders } from '../codec/attachment-headers.js';
+import { grpcStatusOf, grpcToHttpStatus } from '../codec/grpc-status.js';
+import { TripleHeaders } from '../triple-keys.js';
+import { closeIfUploading, formatAddress, headerString } from './http-util.js';
+import type { TripleServer } from './triple-server.js';
+
+const END_STREAM = Object.freeze({ endStream: true });
+export const JSON_CONTENT_TYPE = 'application/json';
+
+
+/** An error answered over plain HTTP with its status. */
+export class PlainHttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly weftCode?: string,
+  ) {
+    super(message);
+  }
+}
+
+
+/** A plain-HTTP exchange (HTTP/1.1 request or HTTP/2 stream without a gRPC content type). */
+export interface PlainExchange {
+  readonly method: string;
+  readonly rawPath: string | undefined;
+  readonly headers: InboundHeaders;
+  readonly session: Http2Session | undefined;
+  readonly remoteAddress: string;
+  /** Whether result attachments go into the response headers (HTTP/2; not HTTP/1, as in Dubbo). */
+  readonly sendsAttachments: boolean;
+  readBody(limit: number): Promise<Buffer>;
+  onClose(listener: () => void): void;
+  /** Answers; a request whose body was not read to the end is cut off (the connection or stream is closed after). */
+  respond(status: number, headers: Record<string, string>, body: string | undefined): void;
+}
+
+export function readLimited(source: NodeJS.ReadableStream & { destroyed?: boolean }, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        source.removeListener('data', onData);
+        source.removeListener('end', onEnd);
+        reject(new PlainHttpError(413, `Request body exceeds the limit of ${limit} bytes (URL key "payload").`));
+        return;
+      }
+      parts.push(chunk);
+    };
+    const onEnd = () => resolve(parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, size));
+    source.on('data', onData);
+    source.once('end', onEnd);
+    source.once('error', reject);
+  });
+}
+
+export class Http1Exchange implements PlainExchange {
+  readonly method: string;
+  readonly rawPath: string | undefined;
+  readonly headers: InboundHeaders;
+  readonly session = undefined;
+  readonly remoteAddress: string;
+  readonly sendsAttachments = false;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    private readonly server: TripleServer,
+  ) {
+    this.method = req.method ?? 'GET';
+    this.rawPath = req.url;
+    this.headers = req.headers;
+    this.remoteAddress = formatAddress(req.socket.remoteAddress, req.socket.remotePort);
+  }
+
+  readBody(limit: number): Promise<Buffer> {
+    return readLimited(this.req, limit);
+  }
+
+  onClose(listener: () => void): void {
+    this.res.once('close', listener);
+  }
+
+  respond(status: number, headers: Record<string, string>, body: string | undefined): void {
+    const res = this.res;
+    if (res.headersSent || res.destroyed) return;
+    res.statusCode = status;
+    for (const name in headers) res.setHeader(name, headers[name] as string);
+    // Closing, or the body was not read to the end: the connection cannot carry another request.
+    if (this.server.isClosing || !this.req.complete) res.shouldKeepAlive = false;
+    if (body === undefined) res.end();
+    else {
+      res.setHeader('content-length', Buffer.byteLength(body));
+      res.end(body);
+    }
+  }
+
+}
+
+export class Http2PlainExchange implements PlainExchange {
+  readonly method: string;
+  readonly rawPath: string | undefined;
+  readonly session: Http2Session;
+  readonly remoteAddress: string;
+  readonly sendsAttachments = true;
+
+  constructor(
+    private readonly stream: ServerHttp2Stream,
+    readonly headers: IncomingHttpHeaders,
+    remoteAddress: string,
+  ) {
+    this.method = headerString(headers, ':method') ?? 'GET';
+    this.rawPath = headerString(headers, ':path');
+    this.session = stream.session as Http2Session;
+    this.remoteAddress = remoteAddress;
+  }
+
+  readBody(limit: number): Promise<Buffer> {
+    return readLimited(this.stream, limit);
+  }
+
+  onClose(listener: () => void): void {
+    this.stream.once('close', listener);
+  }
+
+  respond(status: number, headers: Record<string, string>, body: string | undefined): void {
+    const stream = this.stream;
+    if (stream.destroyed || stream.headersSent) return;
+    try {
+      stream.respond({ ':status': status, ...headers }, body === undefined ? END_STREAM : undefined);
+      if (body !== undefined) stream.end(body);
+      // The client may still be uploading a body we will not read: reset the stream once the answer is out.
+      if (!stream.readableEnded) {
+        if (stream.writableFinished) closeIfUploading(stream);
+        else stream.once('finish', () => closeIfUploading(stream));
+      }
+    } catch {
+      // Reset meanwhile.
+    }
+  }
+}
+
+
+export function toPlainError(error: unknown): PlainHttpError {
+  const rpc = RpcError.from(error);
+  return new PlainHttpError(grpcToHttpStatus(rpc.grpcStatus ?? grpcStatusOf(rpc.code)), rpc.message, rpc.code);
+}
+
+export function respondPlainError(exchange: PlainExchange, error: PlainHttpError): void {
+  const headers: Record<string, string> = { 'content-type': JSON_CONTENT_TYPE };
+  if (error.weftCode !== undefined) headers[TripleHeaders.ERROR_CODE] = error.weftCode;
+  exchange.respond(error.status, headers, JSON.stringify({ status: String(error.status), message: error.message }));
+}
