@@ -103,6 +103,8 @@ describe('ZooKeeper restart', () => {
     expect(failures).toEqual([]);
     expect(duringOutage).toBeGreaterThan(10);
     expect(ok).toBeGreaterThan(duringOutage);
+    // The test's own client reconnects on its own schedule, not the applications'.
+    await waitFor('the test client to reconnect', () => client.connected, { timeout: 15_000 });
     expect(await client.getChildren(PROVIDERS)).toHaveLength(1);
     expect(await client.getChildren(CONSUMERS)).toHaveLength(1);
     expect(await demo.echo('x')).toBe('degraded');
