@@ -1,35 +1,18 @@
-import { RpcError, RpcErrorCode } from '@weft/core';
+import { GrpcStatus, RpcError, RpcErrorCode } from '@weft/core';
 
 /**
- * The gRPC status codes (`google.rpc.Code`), as an implementation raises them with {@link grpcError}.
+ * The gRPC status codes (`google.rpc.Code`), as an implementation raises them with {@link grpcError}: core's
+ * `GrpcStatus` table under the name protobuf users know.
  *
  * @example
  * ```ts
  * throw grpcError(Code.NOT_FOUND, 'no user 42');
  * ```
  */
-export const Code = {
-  OK: 0,
-  CANCELLED: 1,
-  UNKNOWN: 2,
-  INVALID_ARGUMENT: 3,
-  DEADLINE_EXCEEDED: 4,
-  NOT_FOUND: 5,
-  ALREADY_EXISTS: 6,
-  PERMISSION_DENIED: 7,
-  RESOURCE_EXHAUSTED: 8,
-  FAILED_PRECONDITION: 9,
-  ABORTED: 10,
-  OUT_OF_RANGE: 11,
-  UNIMPLEMENTED: 12,
-  INTERNAL: 13,
-  UNAVAILABLE: 14,
-  DATA_LOSS: 15,
-  UNAUTHENTICATED: 16,
-} as const;
+export const Code = GrpcStatus;
 
 /** One of the {@link Code} values. */
-export type Code = (typeof Code)[keyof typeof Code];
+export type Code = GrpcStatus;
 
 /** The `RpcError` code an implementation-raised status gets (what Weft's filters and clusters read). */
 function rpcCodeOf(code: Code): RpcErrorCode {

@@ -1,35 +1,7 @@
-import { RpcErrorCode } from '@weft/core';
+import { GrpcStatus, RpcErrorCode } from '@weft/core';
 
-/**
- * gRPC status codes (the `grpc-status` trailer).
- *
- * @example
- * ```ts
- * if (Number(trailers['grpc-status']) === GrpcStatus.DEADLINE_EXCEEDED) retryLater();
- * ```
- */
-export const GrpcStatus = {
-  OK: 0,
-  CANCELLED: 1,
-  UNKNOWN: 2,
-  INVALID_ARGUMENT: 3,
-  DEADLINE_EXCEEDED: 4,
-  NOT_FOUND: 5,
-  ALREADY_EXISTS: 6,
-  PERMISSION_DENIED: 7,
-  RESOURCE_EXHAUSTED: 8,
-  FAILED_PRECONDITION: 9,
-  ABORTED: 10,
-  OUT_OF_RANGE: 11,
-  UNIMPLEMENTED: 12,
-  INTERNAL: 13,
-  UNAVAILABLE: 14,
-  DATA_LOSS: 15,
-  UNAUTHENTICATED: 16,
-} as const;
-
-/** One of the {@link GrpcStatus} values. */
-export type GrpcStatus = (typeof GrpcStatus)[keyof typeof GrpcStatus];
+/** gRPC status codes (the `grpc-status` trailer): core's one table, re-exported under this package's name. */
+export { GrpcStatus } from '@weft/core';
 
 /**
  * The `tri-exception-code` Dubbo uses for business exceptions (its `BIZ_EXCEPTION`), in place of UNKNOWN.
