@@ -38,6 +38,10 @@ export const TripleKeys = {
   RECONNECT_MAX_BACKOFF: 'reconnect-max-backoff',
   /** Interval of keepalive PINGs on an otherwise idle connection, in ms (0: none). */
   HEARTBEAT: 'heartbeat',
+  /** Whether the server answers the built-in `grpc.health.v1.Health` (Check, List, Watch). Server. */
+  HEALTH: 'health',
+  /** Whether the server answers the built-in server reflection (`grpc.reflection.v1` and `v1alpha`). Server. */
+  REFLECTION: 'reflection',
 } as const;
 
 /**
@@ -67,6 +71,10 @@ export const TripleDefaults = {
   RECONNECT_MAX_BACKOFF: 10_000,
   /** Dubbo's client `heartbeat`. */
   HEARTBEAT: 60_000,
+  /** On (Dubbo's `dubbo.tri.builtin.service.init` defaults to false). */
+  HEALTH: true,
+  /** On (Dubbo's `dubbo.tri.builtin.service.init` defaults to false). */
+  REFLECTION: true,
 } as const;
 
 /**

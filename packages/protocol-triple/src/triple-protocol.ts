@@ -252,6 +252,8 @@ function serverOptions(url: URL): TripleServerOptions {
     resolveFallbackToDefault: url.getParameter(TripleKeys.RESOLVE_FALLBACK_TO_DEFAULT, TripleDefaults.RESOLVE_FALLBACK_TO_DEFAULT),
     shutdownTimeout: url.getPositiveParameter(TripleKeys.SHUTDOWN_TIMEOUT, TripleDefaults.SHUTDOWN_TIMEOUT),
     sniffTimeout: url.getPositiveParameter(TripleKeys.SNIFF_TIMEOUT, TripleDefaults.SNIFF_TIMEOUT),
+    health: url.getParameter(TripleKeys.HEALTH, TripleDefaults.HEALTH),
+    reflection: url.getParameter(TripleKeys.REFLECTION, TripleDefaults.REFLECTION),
   };
 }
 

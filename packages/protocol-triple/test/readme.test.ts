@@ -104,6 +104,8 @@ describe('README', () => {
       [TripleKeys.RECONNECT_BACKOFF]: `\`${TripleDefaults.RECONNECT_BACKOFF}\``,
       [TripleKeys.RECONNECT_MAX_BACKOFF]: `\`${TripleDefaults.RECONNECT_MAX_BACKOFF}\``,
       [TripleKeys.HEARTBEAT]: `\`${TripleDefaults.HEARTBEAT}\``,
+      [TripleKeys.HEALTH]: `\`${TripleDefaults.HEALTH}\``,
+      [TripleKeys.REFLECTION]: `\`${TripleDefaults.REFLECTION}\``,
     };
     expect(Object.keys(defaults).sort()).toEqual(Object.values(TripleKeys).sort());
     const rows = readme.split('\n').filter((line) => line.startsWith('| `'));

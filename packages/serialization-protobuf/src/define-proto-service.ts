@@ -86,6 +86,7 @@ export function defineProtoService<S extends GenServiceMethods>(service: GenServ
       output: method.output,
       name: method.name,
       kind: KINDS[method.methodKind],
+      descriptor: method,
     });
     methods[method.localName] = Object.freeze({ idl });
   }

@@ -16,7 +16,14 @@ describe('defineProtoService', () => {
     expect(GreeterService.name).toBe('weft.example.v1.Greeter');
     expect(GreeterService.methodNames).toEqual(['sayHello', 'echo']);
     const sayHello = GreeterService.getMethod('sayHello');
-    expect(sayHello?.idl).toEqual({ serialization: 'protobuf', input: HelloRequestSchema, output: HelloReplySchema, name: 'SayHello', kind: 'unary' });
+    expect(sayHello?.idl).toEqual({
+      serialization: 'protobuf',
+      input: HelloRequestSchema,
+      output: HelloReplySchema,
+      name: 'SayHello',
+      kind: 'unary',
+      descriptor: Greeter.method.sayHello,
+    });
   });
 
   it('types the proxy (init shape in, message out) and the implementation (message in, init shape out)', () => {

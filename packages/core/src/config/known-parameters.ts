@@ -95,6 +95,8 @@ const ROWS: readonly (readonly [string, string | readonly string[], boolean?])[]
   ['reconnect-backoff', TRIPLE],
   ['reconnect-max-backoff', TRIPLE],
   ['heartbeat', TRIPLE],
+  ['health', TRIPLE],
+  ['reflection', TRIPLE],
   // Registries and override rules
   ['dynamic', [CORE, EMBEDDED, ZOOKEEPER]],
   ['enabled', CORE],

@@ -93,6 +93,11 @@ export interface IdlMethod<I = unknown, O = unknown, II = I, OI = O> {
   readonly name: string;
   /** Whether the method streams (the protobuf `methodKind`). */
   readonly kind: 'unary' | 'server-streaming' | 'client-streaming' | 'bidi-streaming';
+  /**
+   * The IDL's own descriptor of the method, when the IDL package keeps one (for protobuf: the `DescMethod`, whose
+   * service and file `tri`'s server reflection describes). Opaque to core.
+   */
+  readonly descriptor?: object;
   /** Type-level only (never set): the message types. */
   readonly types?: { readonly request: I; readonly response: O; readonly requestInit: II; readonly responseInit: OI };
 }

@@ -9,6 +9,7 @@ import { ACCEPT_ENCODING, isSupportedEncoding } from '../codec/grpc-frame.js';
 import { GrpcStatus, grpcStatusOf, grpcToHttpStatus, parseGrpcTimeout } from '../codec/grpc-status.js';
 import type { TripleCodec } from '../codec/triple-codec.js';
 import { TripleHeaders } from '../triple-keys.js';
+import { BuiltinServices } from '../builtin/builtin-services.js';
 import { GrpcServerCall, respondGrpcStatus } from './grpc-server-call.js';
 import { GrpcStreamCall } from './grpc-stream-call.js';
 import { classify, closeIfUploading, formatAddress, grpcSubtype, headerString, ignore, isJsonContentType, splitPath, splitPlainPath } from './http-util.js';
@@ -45,6 +46,10 @@ export interface TripleServerOptions {
   readonly shutdownTimeout: number;
   /** How long a new connection may stay silent before its protocol is known, in ms. */
   readonly sniffTimeout: number;
+  /** Whether the built-in `grpc.health.v1.Health` answers (URL key `health`). @defaultValue true */
+  readonly health?: boolean;
+  /** Whether the built-in server reflection (v1 and v1alpha) answers (URL key `reflection`). @defaultValue true */
+  readonly reflection?: boolean;
 }
 
 const GOAWAY_DEBUG_DATA = Buffer.from('weft: server shutting down', 'latin1');
@@ -87,6 +92,8 @@ export class TripleServer {
   /** Active plain HTTP/1.1 requests per socket (idle sockets are closed first on shutdown). */
   private readonly h1Active = new Map<Socket, number>();
   private closing: Promise<void> | undefined;
+  /** The built-in health and reflection services (absent when both are turned off). */
+  private readonly builtins: BuiltinServices | undefined;
 
   constructor(
     readonly host: string,
@@ -96,6 +103,9 @@ export class TripleServer {
     private readonly plainCodec: TripleCodec,
   ) {
     this.address = formatAddress(host, port);
+    const health = options.health ?? true;
+    const reflection = options.reflection ?? true;
+    this.builtins = health || reflection ? new BuiltinServices(host, port, this.address, { health, reflection }, () => this.byKey.values()) : undefined;
     this.h2 = http2.createServer({
       settings: { maxConcurrentStreams: options.maxConcurrentStreams, maxHeaderListSize: options.maxHeaderListSize },
       maxHeaderListPairs: 256,
@@ -159,11 +169,13 @@ export class TripleServer {
     }
     this.byKey.set(exporter.key, exporter);
     if (!this.byPath.has(exporter.path)) this.byPath.set(exporter.path, exporter);
+    this.builtins?.added(exporter);
   }
 
   /** Unregisters a service (its bare-path entry passes to another export of the same path, if any). */
   remove(exporter: TripleExporter): void {
-    if (this.byKey.get(exporter.key) === exporter) this.byKey.delete(exporter.key);
+    if (this.byKey.get(exporter.key) !== exporter) return;
+    this.byKey.delete(exporter.key);
     if (this.byPath.get(exporter.path) === exporter) {
       this.byPath.delete(exporter.path);
       for (const other of this.byKey.values()) {
@@ -173,6 +185,7 @@ export class TripleServer {
         }
       }
     }
+    this.builtins?.removed(exporter, this.byPath.has(exporter.path));
   }
 
   /** Finds the service a call addresses (§A.2): exact key, then `group/path:1.0.0`, then the bare path. */
@@ -202,6 +215,8 @@ export class TripleServer {
   }
 
   private async doClose(): Promise<void> {
+    // Health first: every status NOT_SERVING (Watch streams see it, then end), before GOAWAY and the drain.
+    this.builtins?.shutdown();
     const netClosed = new Promise<void>((resolve) => this.netServer.close(() => resolve()));
     for (const session of this.sessions) {
       try {
@@ -309,7 +324,7 @@ export class TripleServer {
     }
     const group = headerString(headers, TripleHeaders.SERVICE_GROUP);
     const version = headerString(headers, TripleHeaders.SERVICE_VERSION);
-    const exporter = this.resolve(target.path, group, version);
+    const exporter = this.resolve(target.path, group, version) ?? this.builtins?.find(target.path);
     if (exporter === undefined) {
       respondGrpcStatus(
         stream,
