@@ -11,7 +11,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { Filter, RpcError, RpcErrorCode, type Exporter, type Invocation, type Invoker, type Result } from '@weft/core';
+import { Filter, RpcError, RpcErrorCode, type Invocation, type Invoker, type Result } from '@weft/core';
 import { defineProtoService } from '@weft/serialization-protobuf';
 import { freePort } from '@weft/test-utils';
 
@@ -68,7 +68,7 @@ async function provider(options: { readonly parameters?: Record<string, string>;
 }
 
 function client<T extends grpc.Client>(Ctor: grpc.ServiceClientConstructor, port: number): T {
-  const c = new Ctor(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as T;
+  const c = new Ctor(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as unknown as T;
   closers.push(() => c.close());
   return c;
 }
@@ -199,7 +199,7 @@ describe('grpc.health.v1.Health (grpc-js client on the published health.proto)',
 
   it('an interface name stays SERVING while another version of it is exported', async () => {
     const { app, port, greeter } = await provider();
-    const second: Exporter = await app.export(Greeter, greeterImpl(), { protocol: 'tri', port, version: '3.0.0' });
+    const second = await app.export(Greeter, greeterImpl(), { protocol: 'tri', port, version: '3.0.0' });
     const health = client<HealthClient>(loaded.grpc.health.v1.Health, port);
     await greeter.unexport();
     expect(await check(health, 'org.acme.Greeter:2.0.0')).toEqual({ status: 'NOT_SERVING' });

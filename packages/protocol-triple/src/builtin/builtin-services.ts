@@ -10,7 +10,7 @@ import { ServerReflection as ServerReflectionV1 } from './gen/grpc/reflection/v1
 import { ServerReflection as ServerReflectionV1Alpha } from './gen/grpc/reflection/v1alpha/reflection_pb.js';
 import { HealthStatus, ServingStatus } from './health-status.js';
 import { ReflectionIndex } from './reflection-index.js';
-import { answerReflection, type ReflectionRequest } from './reflection-service.js';
+import { answerReflection, quoted, type ReflectionRequest } from './reflection-service.js';
 
 /** Which built-in services a server answers (URL keys `health` and `reflection`). */
 export interface BuiltinOptions {
@@ -116,7 +116,7 @@ export class BuiltinServices {
       const known = [...(this.health?.entries() ?? [])].map(([name]) => (name === '' ? '"" (the server)' : name));
       throw new RpcError(
         RpcErrorCode.BIZ,
-        `Unknown service "${service}": nothing is exported under that name on the tri server ${this.address} (known: ${known.slice(0, 10).join(', ')}${known.length > 10 ? ', …' : ''}).`,
+        `Unknown service ${quoted(service)}: nothing is exported under that name on the tri server ${this.address} (known: ${known.slice(0, 10).join(', ')}${known.length > 10 ? ', …' : ''}).`,
         { grpcStatus: GrpcStatus.NOT_FOUND },
       );
     }

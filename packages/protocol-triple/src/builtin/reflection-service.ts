@@ -10,6 +10,13 @@ export type ReflectionRequest = V1Request | V1AlphaRequest;
 
 /** How many names an error message lists. */
 const LISTED = 10;
+/** How much of an asked name an error message repeats. */
+const SHOWN = 200;
+
+/** `value` quoted for a message, cut at {@link SHOWN} characters. */
+export function quoted(value: string): string {
+  return JSON.stringify(value.length > SHOWN ? `${value.slice(0, SHOWN)}…` : value);
+}
 
 /**
  * Answers the requests of one `ServerReflectionInfo` stream (v1 or v1alpha) from the server's {@link ReflectionIndex},
@@ -31,25 +38,25 @@ export async function* answerReflection(requests: AsyncIterable<ReflectionReques
 
 function answerOne(request: ReflectionRequest, index: ReflectionIndex): object {
   const head = { validHost: request.host, originalRequest: request };
-  const files = (found: Uint8Array[] | undefined, what: string, known: () => readonly string[]) =>
+  const files = (found: Uint8Array[] | undefined, what: string, name: string, known: () => readonly string[]) =>
     found === undefined
-      ? error(request, GrpcStatus.NOT_FOUND, notFound(what, known()))
+      ? error(request, GrpcStatus.NOT_FOUND, notFound(what, known(), name))
       : { ...head, messageResponse: { case: 'fileDescriptorResponse', value: { fileDescriptorProto: found } } };
   const asked = request.messageRequest;
   switch (asked.case) {
     case 'listServices':
       return { ...head, messageResponse: { case: 'listServicesResponse', value: { service: index.serviceNames().map((name) => ({ name })) } } };
     case 'fileByFilename':
-      return files(index.fileByName(asked.value), `File "${asked.value}"`, () => index.fileNames());
+      return files(index.fileByName(asked.value), `File ${quoted(asked.value)}`, asked.value, () => index.fileNames());
     case 'fileContainingSymbol':
-      return files(index.fileContainingSymbol(asked.value), `Symbol "${asked.value}"`, () => index.serviceNames());
+      return files(index.fileContainingSymbol(asked.value), `Symbol ${quoted(asked.value)}`, asked.value, () => index.serviceNames());
     case 'fileContainingExtension': {
       const { containingType, extensionNumber } = asked.value;
-      return files(index.fileContainingExtension(containingType, extensionNumber), `Extension ${extensionNumber} of "${containingType}"`, () => []);
+      return files(index.fileContainingExtension(containingType, extensionNumber), `Extension ${extensionNumber} of ${quoted(containingType)}`, containingType, () => []);
     }
     case 'allExtensionNumbersOfType': {
       const numbers = index.extensionNumbers(asked.value);
-      if (numbers === undefined) return error(request, GrpcStatus.NOT_FOUND, notFound(`Type "${asked.value}"`, index.serviceNames()));
+      if (numbers === undefined) return error(request, GrpcStatus.NOT_FOUND, notFound(`Type ${quoted(asked.value)}`, index.serviceNames(), asked.value));
       return { ...head, messageResponse: { case: 'allExtensionNumbersResponse', value: { baseTypeName: asked.value, extensionNumber: numbers } } };
     }
     default:
@@ -61,8 +68,7 @@ function error(request: ReflectionRequest, code: number, message: string): objec
   return { validHost: request.host, originalRequest: request, messageResponse: { case: 'errorResponse', value: { errorCode: code, errorMessage: message } } };
 }
 
-function notFound(what: string, known: readonly string[]): string {
-  const name = /"([^"]*)"/.exec(what)?.[1] ?? '';
+function notFound(what: string, known: readonly string[], name: string): string {
   let closest: string | undefined;
   let best = 4;
   for (const candidate of known) {
