@@ -208,6 +208,29 @@ describe('grpc.health.v1.Health (grpc-js client on the published health.proto)',
     expect(await check(health, 'org.acme.Greeter')).toEqual({ status: 'NOT_SERVING' });
   });
 
+  it('graceful shutdown: NOT_SERVING reaches the watches at once, while a call in flight still drains; they end UNAVAILABLE', async () => {
+    const { app, port } = await provider();
+    const health = client<HealthClient>(loaded.grpc.health.v1.Health, port);
+    const server = watch(health, '');
+    await waitFor(() => server.statuses.length === 1, 5000, 'the first status');
+    const json = (value: unknown) => Buffer.from(JSON.stringify(value));
+    const raw = client<grpc.Client>(grpc.makeGenericClientConstructor({}, 'Raw'), port);
+    const call = new Promise<{ error: grpc.ServiceError | null; value: unknown }>((resolve) =>
+      raw.makeUnaryRequest('/org.acme.Greeter/sleep', json, (b: Buffer) => JSON.parse(b.toString('utf8')) as unknown, [600], (error, value) => resolve({ error, value })),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const shutdown = app.shutdown({ timeout: 5000 });
+    let drained = false;
+    void call.then(() => (drained = true));
+    await waitFor(() => server.statuses.length === 2, 400, 'NOT_SERVING while the call drains');
+    expect(server.statuses).toEqual(['SERVING', 'NOT_SERVING']);
+    expect(drained).toBe(false);
+    expect(await call).toEqual({ error: null, value: 600 });
+    await shutdown;
+    await waitFor(() => server.final() !== undefined, 5000, 'the watch to end');
+    expect(server.final()?.code).toBe(grpc.status.UNAVAILABLE);
+  });
+
   it('graceful shutdown: every Watch receives NOT_SERVING, then the stream ends UNAVAILABLE', async () => {
     const { app, port } = await provider();
     const health = client<HealthClient>(loaded.grpc.health.v1.Health, port);

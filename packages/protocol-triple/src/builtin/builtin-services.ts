@@ -91,18 +91,28 @@ export class BuiltinServices {
     return this.byPath.get(path);
   }
 
-  /** A service was exported: its key and interface name are SERVING, and reflection describes it. */
+  /** A service was exported: its key, its interface name and the server are SERVING; reflection describes it. */
   added(exporter: TripleExporter): void {
     this.index = undefined;
-    this.health?.set(exporter.key, ServingStatus.SERVING);
-    this.health?.set(exporter.path, ServingStatus.SERVING);
+    const health = this.health;
+    if (health === undefined) return;
+    health.set(exporter.key, ServingStatus.SERVING);
+    health.set(exporter.path, ServingStatus.SERVING);
+    health.set('', ServingStatus.SERVING);
   }
 
-  /** A service was unexported: its key is NOT_SERVING, its interface name too unless `pathStillServed`. */
-  removed(exporter: TripleExporter, pathStillServed: boolean): void {
+  /**
+   * A service was unexported: its key is NOT_SERVING, its interface name too unless `pathStillServed`, and the
+   * server too when it was the last one (the server closes once its calls drained, unless something is exported
+   * meanwhile).
+   */
+  removed(exporter: TripleExporter, pathStillServed: boolean, last: boolean): void {
     this.index = undefined;
-    this.health?.set(exporter.key, ServingStatus.NOT_SERVING);
-    if (!pathStillServed) this.health?.set(exporter.path, ServingStatus.NOT_SERVING);
+    const health = this.health;
+    if (health === undefined) return;
+    health.set(exporter.key, ServingStatus.NOT_SERVING);
+    if (!pathStillServed) health.set(exporter.path, ServingStatus.NOT_SERVING);
+    if (last) health.set('', ServingStatus.NOT_SERVING);
   }
 
   /** Graceful shutdown started: every status NOT_SERVING, every Watch stream ends (UNAVAILABLE) after it. */

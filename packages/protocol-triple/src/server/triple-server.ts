@@ -185,7 +185,7 @@ export class TripleServer {
         }
       }
     }
-    this.builtins?.removed(exporter, this.byPath.has(exporter.path));
+    this.builtins?.removed(exporter, this.byPath.has(exporter.path), this.byKey.size === 0);
   }
 
   /** Finds the service a call addresses (§A.2): exact key, then `group/path:1.0.0`, then the bare path. */
