@@ -40,7 +40,8 @@ const KINDS = { unary: 'unary', server_streaming: 'server-streaming', client_str
  *
  * @example
  * ```ts
- * const builtins = new BuiltinServices('127.0.0.1', 50051, '127.0.0.1:50051', { health: true, reflection: true }, () => server.exporters());
+ * const exported = new Map<string, TripleExporter>(); // the server's services by key
+ * const builtins = new BuiltinServices('127.0.0.1', 50051, '127.0.0.1:50051', { health: true, reflection: true }, () => exported.values());
  * builtins.find('grpc.health.v1.Health'); // the exporter answering health checks
  * ```
  */
