@@ -6,7 +6,8 @@
 set -euo pipefail
 
 for py in python3 /usr/bin/python3; do
-  if command -v "$py" >/dev/null 2>&1 && "$py" -c 'import grpc' >/dev/null 2>&1; then
+  # google.protobuf too: the built-in reflection test decodes FileDescriptorProtos with it.
+  if command -v "$py" >/dev/null 2>&1 && "$py" -c 'import grpc; import google.protobuf' >/dev/null 2>&1; then
     echo "[weft] grpcio is installed for $py ($("$py" -c 'import grpc; print(grpc.__version__)'))."
     exit 0
   fi
@@ -27,6 +28,6 @@ fi
 
 echo "[weft] installing Debian's python3-grpcio package…"
 $SUDO apt-get update
-$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3 python3-grpcio
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3 python3-grpcio python3-protobuf
 /usr/bin/python3 -c 'import grpc'
 echo "[weft] python3-grpcio installed: $(/usr/bin/python3 -c 'import grpc; print(grpc.__version__)')"
