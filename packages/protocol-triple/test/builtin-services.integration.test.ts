@@ -253,7 +253,8 @@ describe('server reflection (grpc-js client on the published reflection.proto)',
   it('list_services names the .proto services and the built-ins, not JSON services', async () => {
     const { port } = await provider();
     for (const version of ['v1', 'v1alpha'] as const) {
-      const reply = await reflection(port, version).ask({ list_services: '' });
+      const r = reflection(port, version);
+      const reply = await r.ask({ list_services: '' });
       expect(reply.message_response).toBe('list_services_response');
       expect(reply.valid_host).toBe('localhost');
       expect(reply.list_services_response?.service.map((s) => s.name)).toEqual([
@@ -262,6 +263,8 @@ describe('server reflection (grpc-js client on the published reflection.proto)',
         'grpc.reflection.v1alpha.ServerReflection',
         'weft.catalog.v1.Catalog',
       ]);
+      const files = decodeFiles(await r.ask({ file_containing_symbol: 'weft.catalog.v1.Catalog.Follow' }));
+      expect(files[0]?.service[0]?.method.map((m) => m.name)).toEqual(['GetItem', 'Follow']);
     }
   });
 
