@@ -44,6 +44,8 @@ import { TripleServer, type TripleServerOptions } from './server/triple-server.j
  * - `refer(service, url)` returns a {@link TripleInvoker} on the pool of `url`'s address (shared by every reference
  *   to it); unless `lazy=true` it waits for the first connection attempt (at most `connect-timeout`), so
  *   `isAvailable()` is accurate at once — a provider that is down is referred anyway and reconnected in the background.
+ * - Every server also answers the built-in `grpc.health.v1.Health` and server reflection (v1, v1alpha), outside the
+ *   filter chain; keys `health` and `reflection` turn them off (README, "Health and reflection").
  * - `destroy()` shuts every server down gracefully and closes every pool.
  *
  * @example

@@ -11,7 +11,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { Filter, RpcError, RpcErrorCode, type Invocation, type Invoker, type Result } from '@weft/core';
+import { defineService, Filter, RpcError, RpcErrorCode, type Invocation, type Invoker, type Result } from '@weft/core';
 import { defineProtoService } from '@weft/serialization-protobuf';
 import { freePort } from '@weft/test-utils';
 
@@ -357,6 +357,24 @@ describe('server reflection (grpc-js client on the published reflection.proto)',
 });
 
 describe('the health and reflection keys', () => {
+  it('an exported service of the same name wins over the built-in', async () => {
+    const port = await freePort();
+    const app = await harness.start('own-health');
+    const OwnHealth = defineService('grpc.health.v1.Health', { check: { args: [Object], returns: String } });
+    await app.export(OwnHealth, { check: () => 'my own health' }, { protocol: 'tri', port });
+    const raw = client<grpc.Client>(grpc.makeGenericClientConstructor({}, 'Raw'), port);
+    const answer = await new Promise<unknown>((resolve, reject) =>
+      raw.makeUnaryRequest(
+        '/grpc.health.v1.Health/Check',
+        (value: unknown) => Buffer.from(JSON.stringify(value)),
+        (b: Buffer) => JSON.parse(b.toString('utf8')) as unknown,
+        [{}],
+        (error, value) => (error ? reject(error) : resolve(value)),
+      ),
+    );
+    expect(answer).toBe('my own health');
+  });
+
   it('health=false and reflection=false turn the built-ins off (UNIMPLEMENTED); user services still answer', async () => {
     const { port } = await provider({ parameters: { health: 'false', reflection: 'false' } });
     const health = client<HealthClient>(loaded.grpc.health.v1.Health, port);
