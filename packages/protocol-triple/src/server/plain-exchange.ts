@@ -6,7 +6,7 @@ import { RpcError } from '@weft/core/spi';
 import type { InboundHeaders } from '../codec/attachment-headers.js';
 import { grpcStatusOf, grpcToHttpStatus } from '../codec/grpc-status.js';
 import { TripleHeaders } from '../triple-keys.js';
-import { closeIfUploading, formatAddress, headerString } from './http-util.js';
+import { finishEarly, formatAddress, headerString } from './http-util.js';
 import type { TripleServer } from './triple-server.js';
 
 const END_STREAM = Object.freeze({ endStream: true });
@@ -36,7 +36,7 @@ export interface PlainExchange {
   readonly sendsAttachments: boolean;
   readBody(limit: number): Promise<Buffer>;
   onClose(listener: () => void): void;
-  /** Answers; a request whose body was not read to the end is cut off (the connection or stream is closed after). */
+  /** Answers; the rest of a body not read to the end is discarded (bounded), then the connection or stream ends. */
   respond(status: number, headers: Record<string, string>, body: string | undefined): void;
 }
 
@@ -136,11 +136,8 @@ export class Http2PlainExchange implements PlainExchange {
     try {
       stream.respond({ ':status': status, ...headers }, body === undefined ? END_STREAM : undefined);
       if (body !== undefined) stream.end(body);
-      // The client may still be uploading a body we will not read: reset the stream once the answer is out.
-      if (!stream.readableEnded) {
-        if (stream.writableFinished) closeIfUploading(stream);
-        else stream.once('finish', () => closeIfUploading(stream));
-      }
+      // The client may still be uploading a body we will not read: discard it (bounded) so the answer arrives whole.
+      finishEarly(stream);
     } catch {
       // Reset meanwhile.
     }

@@ -11,7 +11,7 @@ import type { TripleCodec } from '../codec/triple-codec.js';
 import { TripleHeaders } from '../triple-keys.js';
 import { GrpcServerCall, respondGrpcStatus } from './grpc-server-call.js';
 import { GrpcStreamCall } from './grpc-stream-call.js';
-import { classify, closeIfUploading, formatAddress, grpcSubtype, headerString, ignore, isJsonContentType, splitPath, splitPlainPath } from './http-util.js';
+import { classify, finishEarly, formatAddress, grpcSubtype, headerString, ignore, isJsonContentType, splitPath, splitPlainPath } from './http-util.js';
 import {
   Http1Exchange,
   Http2PlainExchange,
@@ -304,7 +304,7 @@ export class TripleServer {
     const target = splitPath(headers[':path']);
     if (target === undefined) {
       respondGrpcStatus(stream, contentType, GrpcStatus.UNIMPLEMENTED, `Malformed path ${JSON.stringify(headers[':path'])}: expected /{service}/{method}.`);
-      closeIfUploading(stream);
+      finishEarly(stream);
       return;
     }
     const group = headerString(headers, TripleHeaders.SERVICE_GROUP);
@@ -317,13 +317,13 @@ export class TripleServer {
         GrpcStatus.UNIMPLEMENTED,
         `Invoker for gRPC not found: no service ${URL.buildKey(target.path, group, version)} is exported on ${this.address}.`,
       );
-      closeIfUploading(stream);
+      finishEarly(stream);
       return;
     }
     const method = exporter.findMethod(target.method) ?? builtinMethod(target.method);
     if (method === undefined) {
       respondGrpcStatus(stream, contentType, GrpcStatus.UNIMPLEMENTED, `Method not found: ${exporter.key} has no method "${target.method}".`);
-      closeIfUploading(stream);
+      finishEarly(stream);
       return;
     }
     const codec = exporter.codecFor(subtype);
@@ -335,13 +335,13 @@ export class TripleServer {
         `Unsupported Media Type '${contentType}': ${exporter.key} is exported with serialization "${exporter.codec.name}" ` +
           `(send application/grpc or ${exporter.codecs.map((c) => c.contentType).join(' or ')}).`,
       );
-      closeIfUploading(stream);
+      finishEarly(stream);
       return;
     }
     const encoding = headerString(headers, TripleHeaders.GRPC_ENCODING);
     if (!isSupportedEncoding(encoding)) {
       respondGrpcStatus(stream, contentType, GrpcStatus.UNIMPLEMENTED, `Unsupported grpc-encoding "${encoding}" (supported: ${ACCEPT_ENCODING}).`);
-      closeIfUploading(stream);
+      finishEarly(stream);
       return;
     }
     const timeout = parseGrpcTimeout(headerString(headers, TripleHeaders.GRPC_TIMEOUT));
