@@ -38,6 +38,14 @@ export const TripleKeys = {
   RECONNECT_MAX_BACKOFF: 'reconnect-max-backoff',
   /** Interval of keepalive PINGs on an otherwise idle connection, in ms (0: none). */
   HEARTBEAT: 'heartbeat',
+  /** Whether the port serves plain-HTTP JSON calls next to gRPC (`false`: gRPC only; plain requests get 415). */
+  PLAIN_HTTP: 'plain-http',
+  /** Browser origins that may call the plain-HTTP entry cross-origin (comma list, or `*`); unset: CORS off. */
+  CORS_ALLOWED_ORIGINS: 'cors-allowed-origins',
+  /** Whether allowed origins may call with credentials (cookies): `Access-Control-Allow-Credentials: true`. */
+  CORS_ALLOW_CREDENTIALS: 'cors-allow-credentials',
+  /** How long browsers may cache a preflight answer, in seconds (`Access-Control-Max-Age`). */
+  CORS_MAX_AGE: 'cors-max-age',
 } as const;
 
 /**
@@ -67,6 +75,10 @@ export const TripleDefaults = {
   RECONNECT_MAX_BACKOFF: 10_000,
   /** Dubbo's client `heartbeat`. */
   HEARTBEAT: 60_000,
+  PLAIN_HTTP: true,
+  CORS_ALLOW_CREDENTIALS: false,
+  /** 10 minutes. */
+  CORS_MAX_AGE: 600,
 } as const;
 
 /**

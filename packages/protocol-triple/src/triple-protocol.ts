@@ -21,6 +21,7 @@ import { SerializationCodec, type TripleCodec } from './codec/triple-codec.js';
 import { TripleExporter, type ServerMethod } from './server/triple-exporter.js';
 import { TripleInvoker } from './client/triple-invoker.js';
 import { TripleDefaults, TripleKeys } from './triple-keys.js';
+import { CorsPolicy } from './server/cors-policy.js';
 import { TripleServer, type TripleServerOptions } from './server/triple-server.js';
 
 /**
@@ -182,11 +183,14 @@ export class TripleProtocol extends Protocol {
     return codec;
   }
 
+  /** The server of the URL's listening address: `bind.ip`/`bind.port`, else its host and port. */
   private serverFor(url: URL): Promise<TripleServer> {
-    const address = `${url.host}:${url.port}`;
+    const host = url.getParameter(BIND_IP, url.host);
+    const port = url.getParameter(BIND_PORT, url.port);
+    const address = `${host}:${port}`;
     let pending = this.servers.get(address);
     if (pending === undefined) {
-      const server = new TripleServer(url.host, url.port, serverOptions(url), this.logger, this.codecOf(url.removeParameter(TripleKeys.SERIALIZATION)));
+      const server = new TripleServer(host, port, serverOptions(url), this.logger, this.codecOf(url.removeParameter(TripleKeys.SERIALIZATION)));
       pending = server.listen().then(() => server);
       this.servers.set(address, pending);
       pending.catch(() => {
@@ -244,6 +248,10 @@ export class TripleProtocol extends Protocol {
   }
 }
 
+/** Where a server listens (set by the application from `bind`/`host`; not registered). */
+const BIND_IP = 'bind.ip';
+const BIND_PORT = 'bind.port';
+
 function serverOptions(url: URL): TripleServerOptions {
   return {
     payload: url.getPositiveParameter(TripleKeys.PAYLOAD, TripleDefaults.PAYLOAD),
@@ -252,6 +260,13 @@ function serverOptions(url: URL): TripleServerOptions {
     resolveFallbackToDefault: url.getParameter(TripleKeys.RESOLVE_FALLBACK_TO_DEFAULT, TripleDefaults.RESOLVE_FALLBACK_TO_DEFAULT),
     shutdownTimeout: url.getPositiveParameter(TripleKeys.SHUTDOWN_TIMEOUT, TripleDefaults.SHUTDOWN_TIMEOUT),
     sniffTimeout: url.getPositiveParameter(TripleKeys.SNIFF_TIMEOUT, TripleDefaults.SNIFF_TIMEOUT),
+    plainHttp: url.getParameter(TripleKeys.PLAIN_HTTP, TripleDefaults.PLAIN_HTTP),
+    cors: CorsPolicy.parse(
+      url.getParameter(TripleKeys.CORS_ALLOWED_ORIGINS),
+      url.getParameter(TripleKeys.CORS_ALLOW_CREDENTIALS, TripleDefaults.CORS_ALLOW_CREDENTIALS),
+      url.getPositiveParameter(TripleKeys.CORS_MAX_AGE, TripleDefaults.CORS_MAX_AGE),
+      `export(${url.getServiceKey() ?? url.path})`,
+    ),
   };
 }
 

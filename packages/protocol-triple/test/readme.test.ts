@@ -104,6 +104,10 @@ describe('README', () => {
       [TripleKeys.RECONNECT_BACKOFF]: `\`${TripleDefaults.RECONNECT_BACKOFF}\``,
       [TripleKeys.RECONNECT_MAX_BACKOFF]: `\`${TripleDefaults.RECONNECT_MAX_BACKOFF}\``,
       [TripleKeys.HEARTBEAT]: `\`${TripleDefaults.HEARTBEAT}\``,
+      [TripleKeys.PLAIN_HTTP]: `\`${TripleDefaults.PLAIN_HTTP}\``,
+      [TripleKeys.CORS_ALLOWED_ORIGINS]: 'none (CORS off)',
+      [TripleKeys.CORS_ALLOW_CREDENTIALS]: `\`${TripleDefaults.CORS_ALLOW_CREDENTIALS}\``,
+      [TripleKeys.CORS_MAX_AGE]: `\`${TripleDefaults.CORS_MAX_AGE}\``,
     };
     expect(Object.keys(defaults).sort()).toEqual(Object.values(TripleKeys).sort());
     const rows = readme.split('\n').filter((line) => line.startsWith('| `'));
