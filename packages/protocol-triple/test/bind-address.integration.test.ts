@@ -6,7 +6,7 @@ import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { firstExternalIpv4, WeftApplication, type AddressEnvironment } from '@weft/core';
+import { firstExternalIpv4, WeftApplication, type AddressEnvironment, type URL } from '@weft/core';
 import { freePort } from '@weft/test-utils';
 
 import { BASE_PACKAGES, Greeter, greeterImpl, Harness } from './support/harness.js';
@@ -22,6 +22,11 @@ async function start(name: string, registry: string, env: AddressEnvironment): P
   const app = await WeftApplication.start({ root: harness.root, name, logger: harness.logger, registry, env });
   harness.apps.push(app);
   return app;
+}
+
+/** The provider URLs a consumer's reference got from the registry. */
+function providersSeen(consumer: WeftApplication, proxy: object): URL[] {
+  return (consumer.getDirectory(proxy)?.getAllInvokers() ?? []).map((invoker) => invoker.getUrl());
 }
 
 function registryUrl(): string {
@@ -43,13 +48,14 @@ describe('bind address vs registered address', () => {
     expect(exported.url.getParameter('bind.ip')).toBe('0.0.0.0');
     expect(exported.url.getParameter('anyhost')).toBe('true');
     if (external === undefined) expect(harness.logger.of('warn').join('\n')).toContain('no non-loopback IPv4 interface was found');
-    const registered = provider.registry?.getRegistered().filter((url) => url.path === Greeter.name) ?? [];
+
+    // What the consumer read from the registry.
+    const consumer = await start('bind-consumer', registry, {});
+    const greeter = await consumer.refer(Greeter, { retries: 0, timeout: 3000 });
+    const registered = providersSeen(consumer, greeter);
     expect(registered.map((url) => `${url.protocol}://${url.host}:${url.port}`)).toEqual([`tri://${expectedHost}:${port}`]);
     expect(registered[0]?.getParameter('bind.ip')).toBeUndefined();
     expect(registered[0]?.getParameter('anyhost')).toBeUndefined();
-
-    const consumer = await start('bind-consumer', registry, {});
-    const greeter = await consumer.refer(Greeter, { retries: 0, timeout: 3000 });
     expect(await greeter.sayHello('lan')).toBe('hello lan');
     // It listens on loopback too (every address).
     const direct = await consumer.refer(Greeter, { url: `tri://127.0.0.1:${port}`, retries: 0, timeout: 3000 });
@@ -63,10 +69,9 @@ describe('bind address vs registered address', () => {
     const exported = await provider.export(Greeter, greeterImpl(), { protocol: 'tri', port: 1, bind: { ip: '0.0.0.0', port: bindPort } });
     expect(`${exported.url.host}:${exported.url.port}`).toBe(`127.0.0.1:${bindPort}`);
     expect([exported.url.getParameter('bind.ip'), exported.url.getParameter('bind.port')]).toEqual(['0.0.0.0', String(bindPort)]);
-    const registered = provider.registry?.getRegistered().filter((url) => url.path === Greeter.name) ?? [];
-    expect(registered.map((url) => `${url.host}:${url.port}`)).toEqual([`127.0.0.1:${bindPort}`]);
     const consumer = await start('env-consumer', registry, {});
     const greeter = await consumer.refer(Greeter, { retries: 0, timeout: 3000 });
+    expect(providersSeen(consumer, greeter).map((url) => `${url.host}:${url.port}`)).toEqual([`127.0.0.1:${bindPort}`]);
     expect(await greeter.sayHello('env')).toBe('hello env');
   });
 

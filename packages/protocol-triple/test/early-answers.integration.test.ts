@@ -83,12 +83,14 @@ describe('early answers over HTTP/2', () => {
       weft: { interop: { v1: { Streamer: grpc.ServiceClientConstructor } } };
     };
     const client = new loaded.weft.interop.v1.Streamer(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+    const record = client.record?.bind(client);
+    if (record === undefined) throw new Error('the Streamer client has no record()');
     try {
       const outcomes: string[] = [];
       for (let i = 0; i < 20; i++) {
         outcomes.push(
           await new Promise<string>((resolve) => {
-            const call = client.record((error: grpc.ServiceError | null) => resolve(error === null ? 'OK' : `${grpc.status[error.code]}: ${error.details}`));
+            const call = record((error: grpc.ServiceError | null) => resolve(error === null ? 'OK' : `${grpc.status[error.code]}: ${error.details}`));
             // 64 KiB messages until the status arrives: the upload is still going when the server answers.
             let sent = 0;
             const write = () => {
