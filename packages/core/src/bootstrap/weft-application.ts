@@ -291,7 +291,7 @@ export class WeftApplication {
           defaultPort: protocol.getDefaultPort(),
         },
         this.env,
-        networkInterfaces(),
+        machineInterfaces(),
       );
       if (address.warning !== undefined) safeLog(this.model.logger, 'warn', `${where}: ${address.warning}`);
       parameters.set('bind.ip', address.bindIp);
@@ -534,4 +534,13 @@ function portParameter(value: string | undefined, where: string): number | undef
     throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `${where}: bind.port=${value} is not a port (1-65535).`);
   }
   return n;
+}
+
+/** The machine's network interfaces (none when the platform cannot list them). */
+function machineInterfaces(): ReturnType<typeof networkInterfaces> {
+  try {
+    return networkInterfaces();
+  } catch {
+    return {};
+  }
 }
