@@ -73,6 +73,15 @@ export {
   type WeftApplicationOptions,
   type ApplicationParameterOptions,
 } from './bootstrap/weft-application.js';
+export {
+  resolveServiceAddress,
+  firstExternalIpv4,
+  isWildcardAddress,
+  DEFAULT_BIND_IP,
+  type AddressEnvironment,
+  type ServiceAddress,
+  type ServiceAddressRequest,
+} from './bootstrap/service-address.js';
 export { ConfigValidator } from './config/config-validator.js';
 export { ParameterRegistry, type ParameterRegistryOptions } from './config/parameter-registry.js';
 export { CUSTOM_KEY_PREFIX, KNOWN_PARAMETERS, type KnownParameter } from './config/known-parameters.js';

@@ -106,12 +106,12 @@ describe('defineService: descriptors', () => {
 
   it('resolves each method to a frozen descriptor with defaults for returns and throws', () => {
     const greet = Users.getMethod('greet');
-    expect(greet).toEqual({ name: 'greet', args: [String, Number], returns: String, throws: [] });
+    expect(greet).toEqual({ name: 'greet', args: [String, Number], returns: String, throws: [], safe: false });
     expect(Object.isFrozen(greet)).toBe(true);
-    expect(Users.getMethod('find')).toEqual({ name: 'find', args: [String], returns: User, throws: [NotFound] });
+    expect(Users.getMethod('find')).toEqual({ name: 'find', args: [String], returns: User, throws: [NotFound], safe: false });
     expect(Users.getMethod('list')?.returns).toEqual([User]);
     // No `args`: undefined (no realisation of arguments); no `returns`: null (void).
-    expect(Users.getMethod('count')).toEqual({ name: 'count', args: undefined, returns: Number, throws: [] });
+    expect(Users.getMethod('count')).toEqual({ name: 'count', args: undefined, returns: Number, throws: [], safe: false });
     expect(Users.getMethod('touch')?.returns).toBeNull();
     expect(Users.getMethod('nothing')?.returns).toBeNull();
     expect(Users.getMethod('missing')).toBeUndefined();
@@ -133,8 +133,22 @@ describe('defineService: descriptors', () => {
 
   it('built with `new ServiceDefinition` behaves like defineService', () => {
     const direct = new ServiceDefinition('org.acme.Direct', { ping: { returns: String } });
-    expect(direct.getMethod('ping')).toEqual({ name: 'ping', args: undefined, returns: String, throws: [] });
+    expect(direct.getMethod('ping')).toEqual({ name: 'ping', args: undefined, returns: String, throws: [], safe: false });
     expectExtensionError(() => new ServiceDefinition('bad name', {}), ExtensionErrorCode.INVALID_PARAMETER, 'bad name');
+  });
+});
+
+describe('defineService: safe methods', () => {
+  it('records safe: true (a method without side effects) and refuses a value that is not a boolean', () => {
+    const Admin = defineService('org.acme.Admin', { status: { returns: String, safe: true }, purge: {} });
+    expect(Admin.getMethod('status')?.safe).toBe(true);
+    expect(Admin.getMethod('purge')?.safe).toBe(false);
+    const spec: unknown = { safe: 'yes' };
+    expectExtensionError(
+      () => defineService('org.acme.Admin', { status: spec as { safe: boolean } }),
+      ExtensionErrorCode.INVALID_PARAMETER,
+      'defineService("org.acme.Admin"): status() safe "yes" is not a boolean (declare safe: true for a method without side effects).',
+    );
   });
 });
 

@@ -7,6 +7,7 @@
 export { TripleProtocol } from './triple-protocol.js';
 export { TripleInvoker, type TripleInvokerInit } from './client/triple-invoker.js';
 export { TripleServer, type TripleServerOptions } from './server/triple-server.js';
+export { CorsPolicy } from './server/cors-policy.js';
 export { TripleExporter, InflightCounter, type ServerMethod, type TripleExporterInit } from './server/triple-exporter.js';
 export { TripleConnectionPool, SessionHandle, backoffDelay, type ConnectionOptions } from './client/connection-pool.js';
 export { SerializationCodec, type TripleCodec } from './codec/triple-codec.js';

@@ -42,6 +42,14 @@ export const TripleKeys = {
   HEALTH: 'health',
   /** Whether the server answers the built-in server reflection (`grpc.reflection.v1` and `v1alpha`). Server. */
   REFLECTION: 'reflection',
+  /** Whether the port serves plain-HTTP JSON calls next to gRPC (`false`: gRPC only; plain requests get 415). */
+  PLAIN_HTTP: 'plain-http',
+  /** Browser origins that may call the plain-HTTP entry cross-origin (comma list, or `*`); unset: CORS off. */
+  CORS_ALLOWED_ORIGINS: 'cors-allowed-origins',
+  /** Whether allowed origins may call with credentials (cookies): `Access-Control-Allow-Credentials: true`. */
+  CORS_ALLOW_CREDENTIALS: 'cors-allow-credentials',
+  /** How long browsers may cache a preflight answer, in seconds (`Access-Control-Max-Age`). */
+  CORS_MAX_AGE: 'cors-max-age',
 } as const;
 
 /**
@@ -75,6 +83,10 @@ export const TripleDefaults = {
   HEALTH: true,
   /** On (Dubbo's `dubbo.tri.builtin.service.init` defaults to false). */
   REFLECTION: true,
+  PLAIN_HTTP: true,
+  CORS_ALLOW_CREDENTIALS: false,
+  /** 10 minutes. */
+  CORS_MAX_AGE: 600,
 } as const;
 
 /**

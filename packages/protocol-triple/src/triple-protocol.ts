@@ -21,6 +21,7 @@ import { SerializationCodec, type TripleCodec } from './codec/triple-codec.js';
 import { TripleExporter, type ServerMethod } from './server/triple-exporter.js';
 import { TripleInvoker } from './client/triple-invoker.js';
 import { TripleDefaults, TripleKeys } from './triple-keys.js';
+import { CorsPolicy } from './server/cors-policy.js';
 import { TripleServer, type TripleServerOptions } from './server/triple-server.js';
 
 /**
@@ -184,11 +185,14 @@ export class TripleProtocol extends Protocol {
     return codec;
   }
 
+  /** The server of the URL's listening address: `bind.ip`/`bind.port`, else its host and port. */
   private serverFor(url: URL): Promise<TripleServer> {
-    const address = `${url.host}:${url.port}`;
+    const host = url.getParameter(BIND_IP, url.host);
+    const port = url.getParameter(BIND_PORT, url.port);
+    const address = `${host}:${port}`;
     let pending = this.servers.get(address);
     if (pending === undefined) {
-      const server = new TripleServer(url.host, url.port, serverOptions(url), this.logger, this.codecOf(url.removeParameter(TripleKeys.SERIALIZATION)));
+      const server = new TripleServer(host, port, serverOptions(url), this.logger, this.codecOf(url.removeParameter(TripleKeys.SERIALIZATION)));
       pending = server.listen().then(() => server);
       this.servers.set(address, pending);
       pending.catch(() => {
@@ -246,6 +250,10 @@ export class TripleProtocol extends Protocol {
   }
 }
 
+/** Where a server listens (set by the application from `bind`/`host`; not registered). */
+const BIND_IP = 'bind.ip';
+const BIND_PORT = 'bind.port';
+
 function serverOptions(url: URL): TripleServerOptions {
   return {
     payload: url.getPositiveParameter(TripleKeys.PAYLOAD, TripleDefaults.PAYLOAD),
@@ -256,6 +264,13 @@ function serverOptions(url: URL): TripleServerOptions {
     sniffTimeout: url.getPositiveParameter(TripleKeys.SNIFF_TIMEOUT, TripleDefaults.SNIFF_TIMEOUT),
     health: url.getParameter(TripleKeys.HEALTH, TripleDefaults.HEALTH),
     reflection: url.getParameter(TripleKeys.REFLECTION, TripleDefaults.REFLECTION),
+    plainHttp: url.getParameter(TripleKeys.PLAIN_HTTP, TripleDefaults.PLAIN_HTTP),
+    cors: CorsPolicy.parse(
+      url.getParameter(TripleKeys.CORS_ALLOWED_ORIGINS),
+      url.getParameter(TripleKeys.CORS_ALLOW_CREDENTIALS, TripleDefaults.CORS_ALLOW_CREDENTIALS),
+      url.getPositiveParameter(TripleKeys.CORS_MAX_AGE, TripleDefaults.CORS_MAX_AGE),
+      `export(${url.getServiceKey() ?? url.path})`,
+    ),
   };
 }
 

@@ -1,11 +1,12 @@
 // The README cannot rot: its usage snippet runs here, and its tables match the keys, defaults and manifest.
 import { readFileSync } from 'node:fs';
+import { networkInterfaces } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-import { defineService } from '@weft/core';
+import { defineService, firstExternalIpv4 } from '@weft/core';
 import { TripleDefaults, TripleKeys } from '@weft/protocol-triple';
 import { freePort, sourceRegion } from '@weft/test-utils';
 
@@ -85,6 +86,28 @@ describe('README', () => {
     expect(readme).toContain('```ts\n' + region('streaming').replace(/^    /gm, '') + '\n```');
   });
 
+  it('bind snippet runs: listen on every address, register a reachable one; listen and register apart', async () => {
+    const app = await harness.start('bind-shop');
+    const impl = { sayHello: (name: string) => `hello ${name}` };
+    const Audit = defineService('org.acme.Audit', { sayHello: { args: [String], returns: String } });
+    const [port, listenPort] = [await freePort(), await freePort()];
+    const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
+
+    // #region bind
+    const lan = await app.export(Greeter, impl, { protocol: 'tri', host: '0.0.0.0', port });
+    console.log(lan.url.host); // this machine's first non-loopback IPv4 address, e.g. 10.1.2.3 (never 0.0.0.0)
+    const nat = await app.export(Audit, impl, { protocol: 'tri', host: 'audit.internal', port: 30051, bind: { ip: '0.0.0.0', port: listenPort } });
+    console.log(nat.url.toIdentityString()); // tri://audit.internal:30051/org.acme.Audit: registered; listens on 0.0.0.0:listenPort
+    // #endregion bind
+
+    const external = firstExternalIpv4(networkInterfaces()) ?? '127.0.0.1';
+    expect(log.mock.calls).toEqual([[external], ['tri://audit.internal:30051/org.acme.Audit']]);
+    const consumer = await harness.start('bind-consumer');
+    const audit = await consumer.refer(Audit, { url: `tri://127.0.0.1:${listenPort}`, timeout: 3000, retries: 0 });
+    expect(await audit.sayHello('nat')).toBe('hello nat');
+    expect(readme).toContain('```ts\n' + region('bind').replace(/^    /gm, '') + '\n```');
+  });
+
   it('shows the usage snippet verbatim', () => {
     expect(readme).toContain('```ts\n' + region('usage') + '\n```');
   });
@@ -106,6 +129,10 @@ describe('README', () => {
       [TripleKeys.HEARTBEAT]: `\`${TripleDefaults.HEARTBEAT}\``,
       [TripleKeys.HEALTH]: `\`${TripleDefaults.HEALTH}\``,
       [TripleKeys.REFLECTION]: `\`${TripleDefaults.REFLECTION}\``,
+      [TripleKeys.PLAIN_HTTP]: `\`${TripleDefaults.PLAIN_HTTP}\``,
+      [TripleKeys.CORS_ALLOWED_ORIGINS]: 'none (CORS off)',
+      [TripleKeys.CORS_ALLOW_CREDENTIALS]: `\`${TripleDefaults.CORS_ALLOW_CREDENTIALS}\``,
+      [TripleKeys.CORS_MAX_AGE]: `\`${TripleDefaults.CORS_MAX_AGE}\``,
     };
     expect(Object.keys(defaults).sort()).toEqual(Object.values(TripleKeys).sort());
     const rows = readme.split('\n').filter((line) => line.startsWith('| `'));

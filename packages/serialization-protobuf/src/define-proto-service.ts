@@ -1,5 +1,6 @@
 import type { DescMessage, DescMethod, DescService, MessageInitShape, MessageShape } from '@bufbuild/protobuf';
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
+import { MethodOptions_IdempotencyLevel } from '@bufbuild/protobuf/wkt';
 import { defineService, ExtensionError, ExtensionErrorCode, type IdlMethod, type ServiceDefinition } from '@weft/core';
 
 /** The `weft.rpc.Serialization` extension that encodes the messages of proto services. */
@@ -78,7 +79,7 @@ export function defineProtoService<S extends GenServiceMethods>(service: GenServ
       'defineProtoService(): expected a protobuf service descriptor (the GenService protoc-gen-es generates, e.g. `Greeter` from greeter_pb.ts).',
     );
   }
-  const methods: Record<string, { readonly idl: IdlMethod }> = {};
+  const methods: Record<string, { readonly idl: IdlMethod; readonly safe: boolean }> = {};
   for (const method of desc.methods) {
     const idl: IdlMethod = Object.freeze({
       serialization: PROTOBUF_SERIALIZATION,
@@ -88,7 +89,8 @@ export function defineProtoService<S extends GenServiceMethods>(service: GenServ
       kind: KINDS[method.methodKind],
       descriptor: method,
     });
-    methods[method.localName] = Object.freeze({ idl });
+    // `option idempotency_level = NO_SIDE_EFFECTS` declares the method safe (plain-HTTP GET may invoke it).
+    methods[method.localName] = Object.freeze({ idl, safe: method.idempotency === MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS });
   }
   return defineService(desc.typeName, methods) as unknown as ServiceDefinition<ProtoMethods<S>>;
 }

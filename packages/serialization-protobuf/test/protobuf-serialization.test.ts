@@ -1,5 +1,12 @@
-import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
-import { anyPack, anyUnpack, StringValueSchema, timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { create, createFileRegistry, fromBinary, toBinary } from '@bufbuild/protobuf';
+import {
+  anyPack,
+  anyUnpack,
+  FileDescriptorProtoSchema,
+  MethodOptions_IdempotencyLevel,
+  StringValueSchema,
+  timestampFromDate,
+} from '@bufbuild/protobuf/wkt';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 
 import { ExtensionError, IdlSerialization, RpcError, RpcErrorCode, Serialization, WeftApplication, type ServiceImplementation } from '@weft/core';
@@ -24,6 +31,34 @@ describe('defineProtoService', () => {
       kind: 'unary',
       descriptor: Greeter.method.sayHello,
     });
+  });
+
+  it('declares a method with `idempotency_level = NO_SIDE_EFFECTS` safe (plain-HTTP GET may invoke it), the others not', () => {
+    const file = create(FileDescriptorProtoSchema, {
+      name: 'acme/admin.proto',
+      package: 'acme',
+      syntax: 'proto3',
+      messageType: [{ name: 'Empty' }],
+      service: [
+        {
+          name: 'Admin',
+          method: [
+            { name: 'Status', inputType: '.acme.Empty', outputType: '.acme.Empty', options: { idempotencyLevel: MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS } },
+            { name: 'Get', inputType: '.acme.Empty', outputType: '.acme.Empty', options: { idempotencyLevel: MethodOptions_IdempotencyLevel.IDEMPOTENT } },
+            { name: 'Purge', inputType: '.acme.Empty', outputType: '.acme.Empty' },
+          ],
+        },
+      ],
+    });
+    const desc = createFileRegistry(file, () => undefined).getService('acme.Admin');
+    if (desc === undefined) throw new Error('no acme.Admin');
+    const Admin = defineProtoService(desc as unknown as Parameters<typeof defineProtoService>[0]);
+    expect(Admin.methodNames.map((m) => [m, Admin.getMethod(m)?.safe])).toEqual([
+      ['status', true],
+      ['get', false],
+      ['purge', false],
+    ]);
+    expect(GreeterService.getMethod('sayHello')?.safe).toBe(false);
   });
 
   it('types the proxy (init shape in, message out) and the implementation (message in, init shape out)', () => {

@@ -4,6 +4,7 @@ import { ExtensionError, ExtensionErrorCode } from '../extension/extension-error
 import { splitCommaList } from '../extension/names.js';
 import { URL, type ParameterValue } from '../rpc/url.js';
 import type { ServiceDefinition } from '../service/service-definition.js';
+import { DEFAULT_BIND_IP, firstExternalIpv4 } from './service-address.js';
 import type { CommonOptions } from './weft-application.js';
 
 // How an application writes a service's URLs from export/refer options: the parameters, the direct provider
@@ -123,15 +124,10 @@ export function joinList(list: string | readonly string[] | undefined): string |
  */
 export function localHost(): string {
   try {
-    for (const addresses of Object.values(networkInterfaces())) {
-      for (const address of addresses ?? []) {
-        if (address.family === 'IPv4' && !address.internal) return address.address;
-      }
-    }
+    return firstExternalIpv4(networkInterfaces()) ?? DEFAULT_BIND_IP;
   } catch {
-    // fall through
+    return DEFAULT_BIND_IP;
   }
-  return '127.0.0.1';
 }
 
 /**

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { networkInterfaces } from 'node:os';
 
 import { safeLog, type Logger } from '../common/logger.js';
 import { maskSecrets } from '../common/mask-secrets.js';
@@ -24,6 +25,7 @@ import { RpcStatusRegistry } from '../rpc/rpc-status.js';
 import { URL, type ParameterValue } from '../rpc/url.js';
 import type { MethodSpec, ServiceDefinition, ServiceImplementation } from '../service/service-definition.js';
 import { createServiceProxy, type CallableProxy, type CallGate } from '../service/service-proxy.js';
+import { resolveServiceAddress, type AddressEnvironment } from './service-address.js';
 import { reportUnknownKeys, ServiceUrlChecker } from './service-url-checker.js';
 import { assertNotReserved, joinList, localHost, providerUrls, registeredProviderUrl, serviceParameters } from './service-urls.js';
 
@@ -53,6 +55,12 @@ export interface WeftApplicationOptions {
   readonly strict?: boolean;
   /** The application's own URL keys. */
   readonly parameters?: ApplicationParameterOptions;
+  /**
+   * The environment the addresses of exports are read from, once, at start: `DUBBO_IP_TO_REGISTRY`,
+   * `DUBBO_PORT_TO_REGISTRY`, `DUBBO_IP_TO_BIND`, `DUBBO_PORT_TO_BIND` (or `WEFT_…`, or `<PROTOCOL>_DUBBO_…`).
+   * See {@link resolveServiceAddress}. @defaultValue `process.env`
+   */
+  readonly env?: AddressEnvironment;
 }
 
 /** The application's own URL keys, in {@link WeftApplicationOptions.parameters}. */
@@ -84,10 +92,20 @@ export interface CommonOptions {
 export interface ExportOptions extends CommonOptions {
   /** Protocol to export with. @defaultValue `'injvm'` */
   readonly protocol?: string;
-  /** Host to bind. @defaultValue `'127.0.0.1'` */
+  /**
+   * The address registered for consumers; also the address listened on unless `bind.ip` is given. A wildcard
+   * (`0.0.0.0`, `::`) listens on every address and registers this machine's first non-loopback IPv4 address.
+   * @defaultValue `'127.0.0.1'`
+   */
   readonly host?: string;
-  /** Port (0: the protocol's default). */
+  /** The port registered; also the port listened on unless `bind.port` is given (0: the protocol's default). */
   readonly port?: number;
+  /**
+   * Where the server listens, when not `host`/`port` (Dubbo's `bind.ip`/`bind.port`): e.g. `{ ip: '0.0.0.0' }`
+   * behind NAT or in a container, with `host` the address consumers reach. The URL keys `bind.ip`/`bind.port` in
+   * `parameters` do the same.
+   */
+  readonly bind?: { readonly ip?: string; readonly port?: number };
   /** Register with the application's registry. @defaultValue true (injvm exports are never registered) */
   readonly register?: boolean;
 }
@@ -188,6 +206,8 @@ export class WeftApplication {
     readonly parameterKeys: ParameterRegistry,
     /** Whether unknown URL keys are errors ({@link WeftApplicationOptions.strict}). */
     readonly strict: boolean,
+    /** The address variables of the environment, read at start. */
+    private readonly env: AddressEnvironment,
   ) {
     this.checker = new ServiceUrlChecker(model, parameterKeys, strict);
   }
@@ -227,7 +247,7 @@ export class WeftApplication {
       await (options.framework === undefined ? framework.destroy() : model.destroy());
       throw error;
     }
-    return new WeftApplication(model, options.framework === undefined, registry, keys, strict);
+    return new WeftApplication(model, options.framework === undefined, registry, keys, strict, addressEnvironment(options.env ?? process.env));
   }
 
   /** The application name. */
@@ -250,13 +270,35 @@ export class WeftApplication {
     const where = `export(${service.name})`;
     this.checker.requireExtension(protocols, protocolName, where, 'protocol');
     const protocol = protocols.getExtension(protocolName);
-    let url = new URL({
-      protocol: protocolName,
-      host: options.host ?? '127.0.0.1',
-      port: options.port !== undefined && options.port > 0 ? options.port : protocol.getDefaultPort(),
-      path: service.name,
-      parameters: serviceParameters(service, this.name, 'provider', options, { 'service.filter': joinList(options.filter), anyhost: 'true' }),
-    });
+    const parameters = serviceParameters(service, this.name, 'provider', options, { 'service.filter': joinList(options.filter), anyhost: 'true' });
+    let url: URL;
+    if (protocolName === 'injvm') {
+      url = new URL({
+        protocol: protocolName,
+        host: options.host ?? '127.0.0.1',
+        port: options.port !== undefined && options.port > 0 ? options.port : protocol.getDefaultPort(),
+        path: service.name,
+        parameters,
+      });
+    } else {
+      const address = resolveServiceAddress(
+        {
+          protocol: protocolName,
+          host: options.host,
+          port: options.port,
+          bindIp: options.bind?.ip ?? parameters.get('bind.ip'),
+          bindPort: options.bind?.port ?? portParameter(parameters.get('bind.port'), where),
+          defaultPort: protocol.getDefaultPort(),
+        },
+        this.env,
+        machineInterfaces(),
+      );
+      if (address.warning !== undefined) safeLog(this.model.logger, 'warn', `${where}: ${address.warning}`);
+      parameters.set('bind.ip', address.bindIp);
+      parameters.set('bind.port', String(address.bindPort));
+      parameters.set('anyhost', String(address.anyhost));
+      url = new URL({ protocol: protocolName, host: address.host, port: address.port, path: service.name, parameters });
+    }
     const token = url.getParameter('token');
     if (token !== undefined && (token.toLowerCase() === 'true' || token.toLowerCase() === 'default')) {
       // Dubbo's rule: token=true (or default) means a random token per export, learnt by consumers from the provider URL.
@@ -473,4 +515,32 @@ export class WeftApplication {
     }
   }
 
+}
+
+/** The address variables of an environment (`DUBBO_…`, `WEFT_…`, `<PROTOCOL>_DUBBO_…`), copied once. */
+function addressEnvironment(env: AddressEnvironment): AddressEnvironment {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && /(?:^|_)(?:DUBBO|WEFT)_(?:IP|PORT)_TO_(?:BIND|REGISTRY)$/.test(key)) out[key] = value;
+  }
+  return Object.freeze(out);
+}
+
+/** A `bind.port` parameter as a number. @throws `ERR_SPI_INVALID_PARAMETER` for one that is not a port. */
+function portParameter(value: string | undefined, where: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > 65535) {
+    throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `${where}: bind.port=${value} is not a port (1-65535).`);
+  }
+  return n;
+}
+
+/** The machine's network interfaces (none when the platform cannot list them). */
+function machineInterfaces(): ReturnType<typeof networkInterfaces> {
+  try {
+    return networkInterfaces();
+  } catch {
+    return {};
+  }
 }

@@ -29,6 +29,8 @@ const ROWS: readonly (readonly [string, string | readonly string[], boolean?])[]
   ['timestamp', [CORE, CLUSTER]],
   ['category', CORE],
   ['anyhost', CORE],
+  ['bind.ip', [CORE, TRIPLE]],
+  ['bind.port', [CORE, TRIPLE]],
   // Calls (consumer)
   ['timeout', [CORE, CLUSTER, '@weft/filter-activelimit', '@weft/filter-timeout', TRIPLE, ZOOKEEPER], true],
   ['retries', CLUSTER, true],
@@ -97,6 +99,10 @@ const ROWS: readonly (readonly [string, string | readonly string[], boolean?])[]
   ['heartbeat', TRIPLE],
   ['health', TRIPLE],
   ['reflection', TRIPLE],
+  ['plain-http', TRIPLE],
+  ['cors-allowed-origins', TRIPLE],
+  ['cors-allow-credentials', TRIPLE],
+  ['cors-max-age', TRIPLE],
   // Registries and override rules
   ['dynamic', [CORE, EMBEDDED, ZOOKEEPER]],
   ['enabled', CORE],

@@ -117,6 +117,12 @@ export interface MethodSpec {
    * take it from their `kind`.
    */
   readonly stream?: StreamKind;
+  /**
+   * The method has no side effects (it only reads), so protocols may let it be invoked by requests that browsers
+   * send cross-origin without asking (plain-HTTP `GET` over `tri`). Declare it only for methods that change nothing.
+   * IDL methods take it from `idempotency_level = NO_SIDE_EFFECTS`. @defaultValue false
+   */
+  readonly safe?: boolean;
 }
 
 /**
@@ -232,6 +238,8 @@ export interface MethodDescriptor {
   readonly idl: IdlMethod | undefined;
   /** How the method streams; `undefined` for unary. */
   readonly stream: StreamKind | undefined;
+  /** Whether the method is declared free of side effects ({@link MethodSpec.safe}). */
+  readonly safe: boolean;
 }
 
 /** The consumer-side type of a service: every method returns a promise. */
@@ -291,9 +299,16 @@ export class ServiceDefinition<M extends Record<string, MethodSpec> = Record<str
       spec.args?.forEach((type, i) => checkDescriptor(type, `defineService("${name}"): ${method}() argument ${i}`));
       if (spec.returns !== undefined) checkDescriptor(spec.returns, `defineService("${name}"): ${method}() result`);
       const stream = streamKindOf(spec, `defineService("${name}"): ${method}()`);
+      if (spec.safe !== undefined && typeof spec.safe !== 'boolean') {
+        throw new ExtensionError(
+          ExtensionErrorCode.INVALID_PARAMETER,
+          `defineService("${name}"): ${method}() safe ${JSON.stringify(spec.safe)} is not a boolean (declare safe: true for a method without side effects).`,
+        );
+      }
+      const safe = spec.safe === true;
       descriptors.set(
         method,
-        Object.freeze({ name: method, args: spec.args, returns: spec.returns ?? null, throws: spec.throws ?? [], idl: spec.idl, stream }),
+        Object.freeze({ name: method, args: spec.args, returns: spec.returns ?? null, throws: spec.throws ?? [], idl: spec.idl, stream, safe }),
       );
     }
     this.methodDescriptors = descriptors;

@@ -65,6 +65,42 @@ export function closeIfUploading(stream: ServerHttp2Stream): void {
   if (!stream.destroyed && !stream.readableEnded) stream.close(NGHTTP2_NO_ERROR);
 }
 
+/** How much of an unread request body the server discards after an early answer before it resets the stream. */
+export const EARLY_ANSWER_DRAIN_BYTES = 16 * 1024 * 1024;
+/** How long the server discards an unread request body after an early answer before it resets the stream, in ms. */
+export const EARLY_ANSWER_DRAIN_MS = 5000;
+
+/**
+ * Finishes a stream answered before its request body was read (404, 415, 413, UNIMPLEMENTED…): the rest of the body
+ * is read and discarded so the client completes its upload and sees the whole answer, up to
+ * {@link EARLY_ANSWER_DRAIN_BYTES} and {@link EARLY_ANSWER_DRAIN_MS}; past either bound the stream is reset with
+ * `NO_ERROR` (RFC 9113 §8.1). Resetting at once instead makes clients that are still uploading (curl) fail the
+ * exchange. Call it after the response was submitted.
+ */
+export function finishEarly(stream: ServerHttp2Stream): void {
+  if (stream.destroyed || stream.readableEnded) return;
+  let left = EARLY_ANSWER_DRAIN_BYTES;
+  const stop = () => {
+    clearTimeout(timer);
+    stream.removeListener('data', onData);
+    closeIfUploading(stream);
+  };
+  const onData = (chunk: Buffer) => {
+    left -= chunk.length;
+    if (left < 0) stop();
+  };
+  const timer = setTimeout(stop, EARLY_ANSWER_DRAIN_MS);
+  timer.unref();
+  const done = () => {
+    clearTimeout(timer);
+    stream.removeListener('data', onData);
+  };
+  stream.once('end', done);
+  stream.once('close', done);
+  stream.on('data', onData);
+  stream.resume();
+}
+
 /** What the first bytes of a connection say: HTTP/2 preface, an HTTP/1 request line, not enough yet, or neither. */
 export function classify(data: Buffer): 'h2' | 'h1' | 'more' | 'garbage' {
   const n = Math.min(data.length, HTTP2_PREFACE.length);

@@ -6,7 +6,7 @@ import { RpcError } from '@weft/core/spi';
 import type { InboundHeaders } from '../codec/attachment-headers.js';
 import { grpcStatusOf, grpcToHttpStatus } from '../codec/grpc-status.js';
 import { TripleHeaders } from '../triple-keys.js';
-import { closeIfUploading, formatAddress, headerString } from './http-util.js';
+import { finishEarly, formatAddress, headerString } from './http-util.js';
 import type { TripleServer } from './triple-server.js';
 
 const END_STREAM = Object.freeze({ endStream: true });
@@ -19,6 +19,8 @@ export class PlainHttpError extends Error {
     readonly status: number,
     message: string,
     readonly weftCode?: string,
+    /** Headers the answer carries (`allow` of a 405). */
+    readonly headers?: Readonly<Record<string, string>>,
   ) {
     super(message);
   }
@@ -34,9 +36,11 @@ export interface PlainExchange {
   readonly remoteAddress: string;
   /** Whether result attachments go into the response headers (HTTP/2; not HTTP/1, as in Dubbo). */
   readonly sendsAttachments: boolean;
+  /** Headers every answer to this request carries (CORS headers for an allowed origin). */
+  corsHeaders: Readonly<Record<string, string>> | undefined;
   readBody(limit: number): Promise<Buffer>;
   onClose(listener: () => void): void;
-  /** Answers; a request whose body was not read to the end is cut off (the connection or stream is closed after). */
+  /** Answers; the rest of a body not read to the end is discarded (bounded), then the connection or stream ends. */
   respond(status: number, headers: Record<string, string>, body: string | undefined): void;
 }
 
@@ -68,6 +72,7 @@ export class Http1Exchange implements PlainExchange {
   readonly session = undefined;
   readonly remoteAddress: string;
   readonly sendsAttachments = false;
+  corsHeaders: Readonly<Record<string, string>> | undefined;
 
   constructor(
     private readonly req: IncomingMessage,
@@ -93,6 +98,8 @@ export class Http1Exchange implements PlainExchange {
     if (res.headersSent || res.destroyed) return;
     res.statusCode = status;
     for (const name in headers) res.setHeader(name, headers[name] as string);
+    const cors = this.corsHeaders;
+    if (cors !== undefined) for (const name in cors) res.setHeader(name, cors[name] as string);
     // Closing, or the body was not read to the end: the connection cannot carry another request.
     if (this.server.isClosing || !this.req.complete) res.shouldKeepAlive = false;
     if (body === undefined) res.end();
@@ -110,6 +117,7 @@ export class Http2PlainExchange implements PlainExchange {
   readonly session: Http2Session;
   readonly remoteAddress: string;
   readonly sendsAttachments = true;
+  corsHeaders: Readonly<Record<string, string>> | undefined;
 
   constructor(
     private readonly stream: ServerHttp2Stream,
@@ -134,13 +142,10 @@ export class Http2PlainExchange implements PlainExchange {
     const stream = this.stream;
     if (stream.destroyed || stream.headersSent) return;
     try {
-      stream.respond({ ':status': status, ...headers }, body === undefined ? END_STREAM : undefined);
+      stream.respond({ ':status': status, ...headers, ...this.corsHeaders }, body === undefined ? END_STREAM : undefined);
       if (body !== undefined) stream.end(body);
-      // The client may still be uploading a body we will not read: reset the stream once the answer is out.
-      if (!stream.readableEnded) {
-        if (stream.writableFinished) closeIfUploading(stream);
-        else stream.once('finish', () => closeIfUploading(stream));
-      }
+      // The client may still be uploading a body we will not read: discard it (bounded) so the answer arrives whole.
+      finishEarly(stream);
     } catch {
       // Reset meanwhile.
     }
@@ -154,7 +159,7 @@ export function toPlainError(error: unknown): PlainHttpError {
 }
 
 export function respondPlainError(exchange: PlainExchange, error: PlainHttpError): void {
-  const headers: Record<string, string> = { 'content-type': JSON_CONTENT_TYPE };
+  const headers: Record<string, string> = { 'content-type': JSON_CONTENT_TYPE, ...error.headers };
   if (error.weftCode !== undefined) headers[TripleHeaders.ERROR_CODE] = error.weftCode;
   exchange.respond(error.status, headers, JSON.stringify({ status: String(error.status), message: error.message }));
 }

@@ -12,7 +12,9 @@ import { TripleHeaders } from '../triple-keys.js';
 import { BuiltinServices } from '../builtin/builtin-services.js';
 import { GrpcServerCall, respondGrpcStatus } from './grpc-server-call.js';
 import { GrpcStreamCall } from './grpc-stream-call.js';
-import { classify, closeIfUploading, formatAddress, grpcSubtype, headerString, ignore, isJsonContentType, splitPath, splitPlainPath } from './http-util.js';
+import type { CorsPolicy } from './cors-policy.js';
+import { classify, finishEarly, formatAddress, grpcSubtype, headerString, ignore, splitPath, splitPlainPath } from './http-util.js';
+import { answerOptions, checkInvocable } from './plain-access.js';
 import {
   Http1Exchange,
   Http2PlainExchange,
@@ -30,7 +32,7 @@ import { InflightCounter, type ServerMethod, type TripleExporter } from './tripl
  * @example
  * ```ts
  * const options: TripleServerOptions = { payload: 8 << 20, maxConcurrentStreams: 1000, maxHeaderListSize: 32_768,
- *   resolveFallbackToDefault: true, shutdownTimeout: 10_000, sniffTimeout: 10_000 };
+ *   resolveFallbackToDefault: true, shutdownTimeout: 10_000, sniffTimeout: 10_000, plainHttp: true, cors: undefined };
  * ```
  */
 export interface TripleServerOptions {
@@ -50,11 +52,14 @@ export interface TripleServerOptions {
   readonly health?: boolean;
   /** Whether the built-in server reflection (v1 and v1alpha) answers (URL key `reflection`). @defaultValue true */
   readonly reflection?: boolean;
+  /** Whether plain-HTTP JSON calls are served (`plain-http`); `false`: gRPC only. */
+  readonly plainHttp: boolean;
+  /** The browser origins that may call cross-origin (`cors-allowed-origins`); `undefined`: CORS off. */
+  readonly cors: CorsPolicy | undefined;
 }
 
 const GOAWAY_DEBUG_DATA = Buffer.from('weft: server shutting down', 'latin1');
 const { NGHTTP2_NO_ERROR } = http2.constants;
-const PLAIN_ALLOW = 'GET, POST, PUT, PATCH, OPTIONS';
 
 /**
  * One Triple server: a TCP port shared by every service exported on it, speaking gRPC over HTTP/2 (h2c) and plain
@@ -319,7 +324,7 @@ export class TripleServer {
     const target = splitPath(headers[':path']);
     if (target === undefined) {
       respondGrpcStatus(stream, contentType, GrpcStatus.UNIMPLEMENTED, `Malformed path ${JSON.stringify(headers[':path'])}: expected /{service}/{method}.`);
-      closeIfUploading(stream);
+      finishEarly(stream);
       return;
     }
     const group = headerString(headers, TripleHeaders.SERVICE_GROUP);
@@ -332,13 +337,13 @@ export class TripleServer {
         GrpcStatus.UNIMPLEMENTED,
         `Invoker for gRPC not found: no service ${URL.buildKey(target.path, group, version)} is exported on ${this.address}.`,
       );
-      closeIfUploading(stream);
+      finishEarly(stream);
       return;
     }
     const method = exporter.findMethod(target.method) ?? builtinMethod(target.method);
     if (method === undefined) {
       respondGrpcStatus(stream, contentType, GrpcStatus.UNIMPLEMENTED, `Method not found: ${exporter.key} has no method "${target.method}".`);
-      closeIfUploading(stream);
+      finishEarly(stream);
       return;
     }
     const codec = exporter.codecFor(subtype);
@@ -350,13 +355,13 @@ export class TripleServer {
         `Unsupported Media Type '${contentType}': ${exporter.key} is exported with serialization "${exporter.codec.name}" ` +
           `(send application/grpc or ${exporter.codecs.map((c) => c.contentType).join(' or ')}).`,
       );
-      closeIfUploading(stream);
+      finishEarly(stream);
       return;
     }
     const encoding = headerString(headers, TripleHeaders.GRPC_ENCODING);
     if (!isSupportedEncoding(encoding)) {
       respondGrpcStatus(stream, contentType, GrpcStatus.UNIMPLEMENTED, `Unsupported grpc-encoding "${encoding}" (supported: ${ACCEPT_ENCODING}).`);
-      closeIfUploading(stream);
+      finishEarly(stream);
       return;
     }
     const timeout = parseGrpcTimeout(headerString(headers, TripleHeaders.GRPC_TIMEOUT));
@@ -389,20 +394,30 @@ export class TripleServer {
   }
 
   private async servePlain(exchange: PlainExchange): Promise<void> {
-    if (this.closing !== undefined) throw new PlainHttpError(503, `The tri server on ${this.address} is shutting down.`);
-    if (exchange.method === 'OPTIONS') {
-      exchange.respond(204, { allow: PLAIN_ALLOW }, undefined);
-      return;
+    const options = this.options;
+    if (!options.plainHttp) {
+      throw new PlainHttpError(
+        415,
+        `Plain HTTP is turned off on ${this.address} (plain-http=false): only gRPC calls are served, over HTTP/2 with ` +
+          'content-type application/grpc (or application/grpc+proto, application/grpc+json).',
+      );
     }
-    const target = splitPlainPath(exchange.rawPath);
-    if (target === undefined) throw new PlainHttpError(404, 'Invoker not found');
     const headers = exchange.headers;
+    const origin = headerString(headers, 'origin');
+    if (origin !== undefined && options.cors?.allows(origin) === true) exchange.corsHeaders = options.cors.responseHeaders(origin);
+    if (this.closing !== undefined) throw new PlainHttpError(503, `The tri server on ${this.address} is shutting down.`);
+    const target = splitPlainPath(exchange.rawPath);
     const group = headerString(headers, TripleHeaders.SERVICE_GROUP) ?? headerString(headers, TripleHeaders.REST_SERVICE_GROUP);
     const version = headerString(headers, TripleHeaders.SERVICE_VERSION) ?? headerString(headers, TripleHeaders.REST_SERVICE_VERSION);
-    const exporter = this.resolve(target.path, group, version);
-    if (exporter === undefined) throw new PlainHttpError(404, 'Invoker not found');
+    const exporter = target === undefined ? undefined : this.resolve(target.path, group, version);
+    if (exchange.method === 'OPTIONS') {
+      answerOptions(exchange, options.cors, target === undefined ? undefined : exporter?.findMethod(target.method), this.address);
+      return;
+    }
+    if (target === undefined || exporter === undefined) throw new PlainHttpError(404, 'Invoker not found');
     const method = exporter.findMethod(target.method) ?? builtinMethod(target.method);
     if (method === undefined) throw new PlainHttpError(404, `Method not found: ${exporter.key} has no method "${target.method}".`);
+    checkInvocable(exchange, exporter.key, method);
     const stream = method.descriptor?.stream;
     if (stream !== undefined) {
       throw new PlainHttpError(415, `${exporter.key}.${method.name}() is a ${stream}-streaming method: call it over gRPC (content-type application/grpc), not plain HTTP.`);
@@ -421,11 +436,7 @@ export class TripleServer {
   private async dispatchPlain(exchange: PlainExchange, exporter: TripleExporter, method: ServerMethod): Promise<void> {
     const headers = exchange.headers;
     let body: unknown;
-    if (exchange.method.charCodeAt(0) === 80 /* P */) {
-      const contentType = headerString(headers, 'content-type');
-      if (contentType !== undefined && !isJsonContentType(contentType)) {
-        throw new PlainHttpError(415, `Unsupported Media Type '${contentType}'`);
-      }
+    if (exchange.method === 'POST') {
       const limit = this.options.payload;
       const declared = Number(headerString(headers, 'content-length'));
       if (declared > limit) throw new PlainHttpError(413, `Request body of ${declared} bytes exceeds the limit of ${limit} bytes (URL key "payload").`);
