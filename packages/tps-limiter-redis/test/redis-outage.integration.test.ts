@@ -77,7 +77,7 @@ async function burst(n: number, call: () => Promise<unknown>): Promise<Burst> {
 /** Waits until the limiter logged that Redis answers again (its client reconnected). */
 async function reconnected(): Promise<void> {
   for (let i = 0; i < 200; i++) {
-    if (logger.of('info').some((m) => m.includes('answers again'))) return;
+    if (logger.of('info').some((m) => m.includes('answers again;'))) return;
     await sleep(25);
   }
   throw new Error(`the limiter did not reconnect within 5 s: ${JSON.stringify(logger.messages)}`);
