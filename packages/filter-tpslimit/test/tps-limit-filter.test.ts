@@ -432,6 +432,41 @@ describe('pluggable limiters (tps.limiter)', () => {
     expect((error as RpcError).message).toContain('store unreachable');
     expect(reached).toEqual([]);
   });
+
+  it('a limiter answering with a promise (a shared store) makes the call wait for its answer', async () => {
+    class RemoteTpsLimiter extends TpsLimiter {
+      private n = 0;
+      isAllowable(): Promise<boolean> {
+        const ok = this.n++ < 2;
+        return new Promise((resolve) => setTimeout(() => resolve(ok), 5));
+      }
+    }
+    app.model.getExtensionLoader(TpsLimiter).addExtension('remote', RemoteTpsLimiter);
+    const greeter = await serve({ parameters: { tps: 10, 'tps.limiter': 'remote' } });
+    expect(await admitted(5, () => greeter.sayHello('a'))).toBe(2);
+    expect(reached).toEqual(['sayHello a', 'sayHello a']);
+    const error = await outcome(greeter.sayHello('a'));
+    expect((error as RpcError).message).toContain('tps limit exceeded: at most 10 calls per 60000 ms');
+  });
+
+  it('a limiter rejecting with its own RpcError has it passed on as is; another rejection becomes unknown', async () => {
+    const own = new RpcError(RpcErrorCode.LIMIT_EXCEEDED, 'refused: the shared store cannot answer and its policy is closed');
+    class ClosedTpsLimiter extends TpsLimiter {
+      isAllowable(url: URL): Promise<boolean> {
+        return Promise.reject(url.getParameter('x-own') === 'true' ? own : new Error('socket closed'));
+      }
+    }
+    app.model.getExtensionLoader(TpsLimiter).addExtension('closed', ClosedTpsLimiter);
+    const mine = await serve({ parameters: { tps: 10, 'tps.limiter': 'closed', 'x-own': 'true' } });
+    const passed = await outcome(mine.sayHello('a'));
+    expect((passed as RpcError).code).toBe(RpcErrorCode.LIMIT_EXCEEDED);
+    expect((passed as RpcError).message).toContain('Last error is: refused: the shared store cannot answer and its policy is closed');
+    const other = await serve({ group: 'other', parameters: { tps: 10, 'tps.limiter': 'closed' } });
+    const error = await outcome(other.sayHello('a'));
+    expect((error as RpcError).code).toBe(RpcErrorCode.UNKNOWN);
+    expect((error as RpcError).message).toContain('with tps.limiter=closed: socket closed');
+    expect(reached).toEqual([]);
+  });
 });
 
 describe('export-time validation (tps config validator)', () => {
