@@ -26,7 +26,11 @@ if start == nil or now - start >= interval or now < start then
   start = now
   n = 0
 end
-if n >= rate then return 0 end
+if n >= rate then
+  -- The interval may have changed since the window opened: it ends at start + the current interval.
+  if start + interval > now then redis.call('PEXPIREAT', KEYS[1], start + interval) end
+  return 0
+end
 redis.call('HSET', KEYS[1], 's', start, 'n', n + 1)
 redis.call('PEXPIREAT', KEYS[1], start + interval)
 return 1

@@ -3,7 +3,7 @@
 // per application closed at shutdown.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { ConfigValidator, defineService, RpcError, RpcErrorCode, WeftApplication, type ExportOptions } from '@weft/core';
+import { ConfigValidator, defineService, Invocation, RpcError, RpcErrorCode, URL, WeftApplication, type ExportOptions } from '@weft/core';
 import { TpsLimiter } from '@weft/filter-tpslimit';
 import { RedisTpsLimiter } from '@weft/tps-limiter-redis';
 import { createTestApp, RecordingLogger, type TestApp } from '@weft/test-utils';
@@ -113,6 +113,27 @@ describe('fixed window (the default), shared through Redis', () => {
     const greeter = await serve({ 'sayHello.tps': 1, 'tps.interval': 5_000 });
     expect(await burst(10, (i) => greeter.sayBye(`b${i}`))).toBe(10);
     expect(redis.cli('KEYS', '*')).toBe('');
+  });
+});
+
+describe('runtime changes (a replaced URL applies to the next decision)', () => {
+  it('a changed rate applies to the current window; a changed interval decides when it ends', async () => {
+    const limiter = app.model.getExtensionLoader(TpsLimiter).getExtension('redis');
+    const url = (rate: number, interval: number) =>
+      URL.parse(`tri://127.0.0.1:50051/org.acme.Greeter?interface=org.acme.Greeter&tps=${rate}&tps.interval=${interval}&tps.limiter=redis&tps.redis.address=${redis.address}`);
+    const call = new Invocation({ methodName: 'sayHello' });
+    const decide = async (u: URL, n: number) => {
+      let ok = 0;
+      for (let i = 0; i < n; i++) if (await limiter.isAllowable(u, call)) ok++;
+      return ok;
+    };
+    expect(await decide(url(2, 300), 3)).toBe(2);
+    expect(await decide(url(3, 300), 3)).toBe(1); // the 2 already admitted count against the new rate
+    const longer = url(3, 900);
+    expect(await decide(longer, 1)).toBe(0);
+    await sleep(400); // past the old end: with the longer interval the window still runs
+    expect(await decide(longer, 2)).toBe(0);
+    expect(Number(redis.cli('PTTL', 'weft:tps:fixed:org.acme.Greeter'))).toBeGreaterThan(300);
   });
 });
 
