@@ -1,3 +1,5 @@
+import type { RedisOnErrorPolicy, RedisWindowKind } from './redis-tps-settings.js';
+
 /**
  * URL keys read by the `redis` limiter (`tps.limiter=redis`), besides `tps` and `tps.interval`.
  *
@@ -43,8 +45,8 @@ export const RedisTpsDefaults = {
 } as const;
 
 /** The window kinds of {@link RedisTpsKeys.WINDOW}. */
-export const WINDOW_KINDS = ['fixed', 'sliding'] as const;
+export const WINDOW_KINDS: readonly RedisWindowKind[] = ['fixed', 'sliding'];
 /** The policies of {@link RedisTpsKeys.ON_ERROR}. */
-export const ON_ERROR_POLICIES = ['local', 'open', 'closed'] as const;
+export const ON_ERROR_POLICIES: readonly RedisOnErrorPolicy[] = ['local', 'open', 'closed'];
 /** The largest `tps.redis.timeout` accepted, in ms. */
 export const MAX_TIMEOUT = 60_000;

@@ -4,10 +4,22 @@ import { boundedEditDistance } from '@weft/core/spi';
 import type { RedisTpsConfig } from './redis-tps-config.js';
 import { MAX_TIMEOUT, ON_ERROR_POLICIES, RedisTpsDefaults, RedisTpsKeys, WINDOW_KINDS } from './redis-tps-keys.js';
 
-/** Window kind: the memory limiter's fixed window, or an exact sliding log. */
-export type RedisWindowKind = (typeof WINDOW_KINDS)[number];
-/** What a call gets while Redis cannot answer. */
-export type RedisOnErrorPolicy = (typeof ON_ERROR_POLICIES)[number];
+/**
+ * Window kind (`tps.redis.window`): the memory limiter's fixed window, or an exact sliding log.
+ * @example
+ * ```ts
+ * const window: RedisWindowKind = 'sliding';
+ * ```
+ */
+export type RedisWindowKind = 'fixed' | 'sliding';
+/**
+ * What a call gets while Redis cannot answer (`tps.redis.on-error`).
+ * @example
+ * ```ts
+ * const policy: RedisOnErrorPolicy = 'closed';
+ * ```
+ */
+export type RedisOnErrorPolicy = 'local' | 'open' | 'closed';
 
 /**
  * The `redis` limiter's settings for one provider URL, checked.
