@@ -471,7 +471,11 @@ describe('pluggable limiters (tps.limiter)', () => {
 
 describe('export-time validation (tps config validator)', () => {
   it.each([
-    [{ parameters: { tps: 10, 'tps.limiter': 'redis' } }, 'tps.limiter=redis names no weft.filter.TpsLimiter extension (available: memory)'],
+    [
+      { parameters: { tps: 10, 'tps.limiter': 'redis' } },
+      'tps.limiter=redis names no weft.filter.TpsLimiter extension (available: memory). "redis" comes with @weft/tps-limiter-redis: install it (npm install @weft/tps-limiter-redis), or remove the key.',
+    ],
+    [{ parameters: { tps: 10, 'tps.limiter': 'etcd' } }, 'tps.limiter=etcd names no weft.filter.TpsLimiter extension (available: memory). Install the package that provides it, or remove the key.'],
     [{ parameters: { tps: 10, 'tps.interval': 0 } }, 'tps.interval=0 is not valid: expected an integer > 0'],
     [{ parameters: { tps: 2.5 } }, 'tps=2.5 is not valid: expected an integer'],
     [{ parameters: { tps: 10 }, methods: { sayHello: { 'tps.interval': -5 } } }, 'sayHello.tps.interval=-5 is not valid'],
