@@ -22,14 +22,15 @@ const MAX_BACKOFF_MS = 2_000;
  * @remarks
  * Internal to the limiter, one per Redis address (and command timeout) per application. The client never queues
  * a command while disconnected (`enableOfflineQueue: false`): a decision is either sent to a connected Redis and
- * bounded by the command timeout, or answered by the error policy at once. Only before the very first connection
- * does a decision wait for it, again at most the command timeout. Reconnects forever with capped backoff.
+ * bounded by the command timeout, or answered by the error policy at once. Only while the very first connection
+ * attempt is under way does a decision wait for it, again at most the command timeout. Reconnects forever with capped backoff.
  * @internal
  */
 export class RedisConnection {
   private readonly client: Redis & TpsCommands;
   private ready = false;
-  private everReady = false;
+  /** Whether the first connection attempt has ended (connected or failed): from then on no decision waits to connect. */
+  private firstAttemptOver = false;
   private readonly firstReady: Promise<void>;
   private failing = false;
   private lastWarning = Number.NEGATIVE_INFINITY;
@@ -58,15 +59,22 @@ export class RedisConnection {
     this.firstReady = new Promise((resolve) => client.once('ready', () => resolve()));
     client.on('ready', () => {
       this.ready = true;
-      this.everReady = true;
+      this.firstAttemptOver = true;
       if (this.failing) {
         this.failing = false;
         safeLog(this.logger, 'info', `tps.limiter=redis: Redis at ${this.settings.maskedAddress} answers again; the shared tps windows apply again.`);
       }
     });
-    client.on('close', () => (this.ready = false));
-    client.on('end', () => (this.ready = false));
-    client.on('error', (error: Error) => this.noteFailure(error));
+    const down = () => {
+      this.ready = false;
+      this.firstAttemptOver = true;
+    };
+    client.on('close', down);
+    client.on('end', down);
+    client.on('error', (error: Error) => {
+      this.firstAttemptOver = true;
+      this.noteFailure(error);
+    });
   }
 
   /**
@@ -75,7 +83,7 @@ export class RedisConnection {
    */
   decide(window: RedisWindowKind, key: string, rate: number, interval: number, member: string): Promise<number> | undefined {
     if (this.ready) return this.send(window, key, rate, interval, member);
-    if (this.everReady || this.closed) return undefined;
+    if (this.firstAttemptOver || this.closed) return undefined;
     return this.untilFirstReady().then(() => this.send(window, key, rate, interval, member));
   }
 

@@ -146,6 +146,22 @@ describe('Redis killed', () => {
   });
 });
 
+describe('Redis down when the service is exported', () => {
+  it('decides by the policy at once (no call waits to connect), and shares the window once Redis is up', async () => {
+    await redis.stop();
+    const greeter = await serve({ 'tps.redis.on-error': 'closed' });
+    await sleep(50); // the first connection attempt is refused
+    const during = await burst(10, () => greeter.sayHello('a'));
+    expect(during.refused).toHaveLength(10);
+    expect(during.slowest).toBeLessThan(50);
+    expect(during.refused[0]?.message).toContain('cannot answer (');
+    await redis.restart();
+    await reconnected();
+    expect((await burst(10, () => greeter.sayHello('b'))).admitted).toBe(3);
+    expect(shared()).toBe(3);
+  });
+});
+
 describe('Redis frozen (connected, silent)', () => {
   it('no call waits longer than tps.redis.timeout; the policy answers; the limit resumes when Redis wakes', async () => {
     const greeter = await serve({ 'tps.redis.timeout': 80, 'tps.redis.on-error': 'open' });
