@@ -21,6 +21,12 @@ if (!existsSync('/usr/share/java/zookeeper.jar')) {
   if (zk.status !== 0) console.error('[weft] could not install ZooKeeper: its integration tests will fail.');
 }
 
+// @weft/tps-limiter-redis's tests start their own redis-server from Debian's `redis-server` package: install it if missing.
+if (spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status !== 0) {
+  const redis = spawnSync('bash', [join(root, 'scripts', 'install-redis.sh')], { cwd: root, stdio: 'inherit', env });
+  if (redis.status !== 0) console.error('[weft] could not install redis-server: the Redis limiter tests will fail.');
+}
+
 // tri's interop tests run Python's grpcio (gRPC's C core) as a client and a server: install it if missing.
 if (['python3', '/usr/bin/python3'].every((py) => spawnSync(py, ['-c', 'import grpc'], { stdio: 'ignore' }).status !== 0)) {
   const grpcio = spawnSync('bash', [join(root, 'scripts', 'install-grpcio.sh')], { cwd: root, stdio: 'inherit', env });

@@ -212,5 +212,9 @@ const silent = new (class extends Logger {
   cleanup();
 }
 
+// ------------------------------------------------------------------------------------------------------------
+// Redis limiter (@weft/tps-limiter-redis) vs the memory limiter: decisions/s and the latency added per call.
+await (await import('./redis-limiter.mjs')).benchRedisLimiter(figures, silent);
+
 console.log('\nFigures (@weft/benchmarks):');
 for (const line of figures) console.log(`  ${line}`);

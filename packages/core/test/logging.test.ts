@@ -105,4 +105,20 @@ describe('maskSecrets', () => {
       'tri://ann:***@127.0.0.1:50051/org.acme.Greeter?token=***&sayHello.token=***&access-key=***&timeout=1000&tokens=3',
     );
   });
+
+  it('masks the password of a parameter value that is itself a URL, and leaves other URL values alone', () => {
+    const url = URL.parse('tri://127.0.0.1:50051/org.acme.Greeter').addParameters({
+      'tps.redis.address': 'redis://:s3cret@10.0.0.5:6379/0',
+      other: 'rediss://ann:pw@h:1',
+      plain: 'zookeeper://10.0.0.1:2181',
+      mail: 'ann@example.org',
+    });
+    const masked = maskSecrets(url);
+    expect(masked).not.toContain('s3cret');
+    expect(masked).not.toContain(':pw@');
+    expect(URL.parse(masked).getParameter('tps.redis.address')).toBe('redis://:***@10.0.0.5:6379/0');
+    expect(URL.parse(masked).getParameter('other')).toBe('rediss://ann:***@h:1');
+    expect(URL.parse(masked).getParameter('plain')).toBe('zookeeper://10.0.0.1:2181');
+    expect(URL.parse(masked).getParameter('mail')).toBe('ann@example.org');
+  });
 });

@@ -1,5 +1,5 @@
 import { ExtensionError, ExtensionErrorCode, type ExtensionLoader, type ServiceDefinition, type URL } from '@weft/core';
-import { ConfigValidator, InjectLoader } from '@weft/core/spi';
+import { ConfigValidator, InjectLoader, KNOWN_EXTENSIONS } from '@weft/core/spi';
 
 import { TpsKeys } from './tps-keys.js';
 import { TpsLimiter } from './tps-limiter.js';
@@ -45,8 +45,16 @@ export class TpsConfigValidator extends ConfigValidator {
       throw new ExtensionError(
         ExtensionErrorCode.INVALID_PARAMETER,
         `${where}: ${TpsKeys.LIMITER}=${limiter} names no weft.filter.TpsLimiter extension (available: ` +
-          `${this.limiters.getSupportedExtensions().join(', ') || 'none'}). Install the package that provides it, or remove the key.`,
+          `${this.limiters.getSupportedExtensions().join(', ') || 'none'}). ${installHintFor(limiter)}`,
       );
     }
   }
+}
+
+/** What to do about an unknown limiter name: install the first-party package contributing it, when there is one. */
+function installHintFor(limiter: string): string {
+  const known = KNOWN_EXTENSIONS.find((e) => e.point === 'weft.filter.TpsLimiter' && e.name === limiter);
+  return known === undefined
+    ? 'Install the package that provides it, or remove the key.'
+    : `"${limiter}" comes with ${known.package}: install it (npm install ${known.package}), or remove the key.`;
 }

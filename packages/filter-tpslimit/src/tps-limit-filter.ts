@@ -26,8 +26,9 @@ import { tpsRuleOf } from './tps-rule.js';
  * (Dubbo 3.x instead resolves with a result carrying the exception; 2.7 throws). The implementation is never
  * reached, and an outer filter that counts the call (such as `executelimit`) releases it as for any failure.
  * An admitted call's answer is returned as is — a `Result` when it completed synchronously — adding no promise.
- * An unknown `tps.limiter` or a malformed `tps` value rejects with `RpcError` `unknown` (the `tps` config
- * validator refuses both at export time).
+ * A limiter answering with a promise (a shared store) makes the call wait for it. A limiter's own `RpcError` is
+ * passed on as is; an unknown `tps.limiter`, a malformed `tps` value or another limiter failure rejects with
+ * `RpcError` `unknown` (the `tps` config validator refuses the first two at export time).
  *
  * @example
  * ```ts
@@ -44,13 +45,18 @@ export class TpsLimitFilter extends Filter {
   invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     const url = invoker.getUrl();
     const name = url.getParameter(TpsKeys.LIMITER) || TpsDefaults.LIMITER;
-    let allowed: boolean;
+    let allowed: boolean | Promise<boolean>;
     try {
       allowed = this.limiters.getExtension(name).isAllowable(url, invocation);
     } catch (error) {
       return Promise.reject(this.failed(url, invocation, name, error));
     }
-    return allowed ? invoker.invoke(invocation) : Promise.reject(this.exceeded(url, invocation, name));
+    if (allowed === true) return invoker.invoke(invocation);
+    if (allowed === false) return Promise.reject(this.exceeded(url, invocation, name));
+    return allowed.then(
+      (ok) => (ok ? invoker.invoke(invocation) : Promise.reject(this.exceeded(url, invocation, name))),
+      (error: unknown) => Promise.reject(this.failed(url, invocation, name, error)),
+    );
   }
 
   private exceeded(url: URL, invocation: Invocation, limiter: string): RpcError {
@@ -66,6 +72,7 @@ export class TpsLimitFilter extends Filter {
   }
 
   private failed(url: URL, invocation: Invocation, limiter: string, error: unknown): RpcError {
+    if (error instanceof RpcError) return error;
     const why = error instanceof Error ? error.message : String(error);
     return new RpcError(
       RpcErrorCode.UNKNOWN,

@@ -12,9 +12,11 @@ import type { tpsRuleOf } from './tps-rule.js';
  * instance per application and name, shared by all its services). The `tps` filter asks the limiter named by the
  * provider URL key `tps.limiter` (default `memory`) once per call, with the invoker's current URL, so a
  * cluster-wide limiter (tokens leased from a shared store, refreshed in the background) plugs in by name
- * without touching the filter. `isAllowable` is synchronous: answering must not wait for I/O. Read the limit with
- * {@link tpsRuleOf} so every limiter agrees on the keys; a call whose rule has `rate: 0` is unlimited. A limiter
- * that throws makes the call reject (fail closed).
+ * without touching the filter. `isAllowable` answers `true`/`false` synchronously when it can (the in-process
+ * limiters: the filter then adds no promise), or a promise when it must ask a shared store (`redis`): the call
+ * waits for that answer, so such a limiter bounds how long it may take. Read the limit with {@link tpsRuleOf} so
+ * every limiter agrees on the keys; a call whose rule has `rate: 0` is unlimited. A limiter that throws or
+ * rejects makes the call reject (fail closed): with its own `RpcError` as is, else `RpcError` `unknown`.
  *
  * @example
  * ```ts
@@ -30,6 +32,6 @@ import type { tpsRuleOf } from './tps-rule.js';
  */
 @SPI({ id: 'weft.filter.TpsLimiter', default: 'memory' })
 export abstract class TpsLimiter {
-  /** Whether the call may proceed; a `true` answer consumes one admission of the current window. */
-  abstract isAllowable(url: URL, invocation: Invocation): boolean;
+  /** Whether the call may proceed (now, or once a shared store answered); `true` consumes one admission of the current window. */
+  abstract isAllowable(url: URL, invocation: Invocation): boolean | Promise<boolean>;
 }

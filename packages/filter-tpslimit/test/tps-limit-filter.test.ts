@@ -432,11 +432,50 @@ describe('pluggable limiters (tps.limiter)', () => {
     expect((error as RpcError).message).toContain('store unreachable');
     expect(reached).toEqual([]);
   });
+
+  it('a limiter answering with a promise (a shared store) makes the call wait for its answer', async () => {
+    class RemoteTpsLimiter extends TpsLimiter {
+      private n = 0;
+      isAllowable(): Promise<boolean> {
+        const ok = this.n++ < 2;
+        return new Promise((resolve) => setTimeout(() => resolve(ok), 5));
+      }
+    }
+    app.model.getExtensionLoader(TpsLimiter).addExtension('remote', RemoteTpsLimiter);
+    const greeter = await serve({ parameters: { tps: 10, 'tps.limiter': 'remote' } });
+    expect(await admitted(5, () => greeter.sayHello('a'))).toBe(2);
+    expect(reached).toEqual(['sayHello a', 'sayHello a']);
+    const error = await outcome(greeter.sayHello('a'));
+    expect((error as RpcError).message).toContain('tps limit exceeded: at most 10 calls per 60000 ms');
+  });
+
+  it('a limiter rejecting with its own RpcError has it passed on as is; another rejection becomes unknown', async () => {
+    const own = new RpcError(RpcErrorCode.LIMIT_EXCEEDED, 'refused: the shared store cannot answer and its policy is closed');
+    class ClosedTpsLimiter extends TpsLimiter {
+      isAllowable(url: URL): Promise<boolean> {
+        return Promise.reject(url.getParameter('x-own') === 'true' ? own : new Error('socket closed'));
+      }
+    }
+    app.model.getExtensionLoader(TpsLimiter).addExtension('closed', ClosedTpsLimiter);
+    const mine = await serve({ parameters: { tps: 10, 'tps.limiter': 'closed', 'x-own': 'true' } });
+    const passed = await outcome(mine.sayHello('a'));
+    expect((passed as RpcError).code).toBe(RpcErrorCode.LIMIT_EXCEEDED);
+    expect((passed as RpcError).message).toContain('Last error is: refused: the shared store cannot answer and its policy is closed');
+    const other = await serve({ group: 'other', parameters: { tps: 10, 'tps.limiter': 'closed' } });
+    const error = await outcome(other.sayHello('a'));
+    expect((error as RpcError).code).toBe(RpcErrorCode.UNKNOWN);
+    expect((error as RpcError).message).toContain('with tps.limiter=closed: socket closed');
+    expect(reached).toEqual([]);
+  });
 });
 
 describe('export-time validation (tps config validator)', () => {
   it.each([
-    [{ parameters: { tps: 10, 'tps.limiter': 'redis' } }, 'tps.limiter=redis names no weft.filter.TpsLimiter extension (available: memory)'],
+    [
+      { parameters: { tps: 10, 'tps.limiter': 'redis' } },
+      'tps.limiter=redis names no weft.filter.TpsLimiter extension (available: memory). "redis" comes with @weft/tps-limiter-redis: install it (npm install @weft/tps-limiter-redis), or remove the key.',
+    ],
+    [{ parameters: { tps: 10, 'tps.limiter': 'etcd' } }, 'tps.limiter=etcd names no weft.filter.TpsLimiter extension (available: memory). Install the package that provides it, or remove the key.'],
     [{ parameters: { tps: 10, 'tps.interval': 0 } }, 'tps.interval=0 is not valid: expected an integer > 0'],
     [{ parameters: { tps: 2.5 } }, 'tps=2.5 is not valid: expected an integer'],
     [{ parameters: { tps: 10 }, methods: { sayHello: { 'tps.interval': -5 } } }, 'sayHello.tps.interval=-5 is not valid'],

@@ -84,6 +84,8 @@ export const KNOWN_EXTENSIONS: readonly KnownExtension[] = Object.freeze([
   ...entries('@weft/registry-embedded', 'weft.registry.RegistryFactory', ['embedded']),
   ...entries('@weft/registry-zookeeper', 'weft.registry.RegistryFactory', ['zookeeper']),
   ...entries('@weft/serialization-protobuf', 'weft.rpc.Serialization', ['protobuf']),
+  ...entries('@weft/tps-limiter-redis', 'weft.config.ConfigValidator', ['tps-redis']),
+  ...entries('@weft/tps-limiter-redis', 'weft.filter.TpsLimiter', ['redis']),
 ]);
 
 /**
