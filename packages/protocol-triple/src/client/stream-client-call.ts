@@ -164,8 +164,8 @@ export class StreamClientCall {
     try {
       reader.push(chunk);
     } catch (error) {
-      this.failure = frameFailure(error, this.init.where);
-      this.stream?.close(NGHTTP2_CANCEL);
+      // Settled now: a paused stream (a slow reader) may not report its close for a while.
+      this.abandon(frameFailure(error, this.init.where));
     }
   }
 

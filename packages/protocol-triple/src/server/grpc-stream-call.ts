@@ -317,7 +317,7 @@ export class GrpcStreamCall {
     control.stopped = true;
     control.wake?.();
     const reason = this.stopReason();
-    this.requests?.fail(reason);
+    this.requests?.fail(reason, true);
     this.invocation?.abort(reason);
   }
 
