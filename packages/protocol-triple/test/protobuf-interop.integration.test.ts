@@ -115,12 +115,12 @@ describe('grpc-js client (proto-loader) → Weft protobuf provider', () => {
     const ok = await call(client, 'sleep', { ms: 5 }, new grpc.Metadata(), { deadline: Date.now() + 2000 });
     expect(ok.value?.['slept']).toBe(5);
     const remaining = (seen[0]?.deadline ?? 0) - started;
-    expect(remaining).toBeGreaterThan(1500);
+    expect(remaining).toBeGreaterThan(1000);
     expect(remaining).toBeLessThanOrEqual(2050);
     const late = Date.now();
-    const outcome = await call(client, 'sleep', { ms: 400 }, new grpc.Metadata(), { deadline: Date.now() + 150 });
+    const outcome = await call(client, 'sleep', { ms: 1200 }, new grpc.Metadata(), { deadline: Date.now() + 150 });
     expect(outcome.error?.code).toBe(grpc.status.DEADLINE_EXCEEDED);
-    expect(Date.now() - late).toBeLessThan(350);
+    expect(Date.now() - late).toBeLessThan(900);
     expect((seen[1]?.deadline ?? 0) - late).toBeLessThanOrEqual(200);
     await waitFor(() => aborted.includes('sleep'), 2000, 'the provider signal to abort');
   });
