@@ -110,6 +110,19 @@ describe('Weft protobuf consumer → grpcio server', () => {
     expect((aborted as RpcError).code).toBe(RpcErrorCode.CANCELLED);
     await waitFor(() => events.includes('CANCELLED Sleep'), 3000, 'grpcio to see the cancel');
 
+    // Messages just under the payload limit pass both ways; a request over it is not sent, a reply over it refused.
+    const near = await interop.$call('echo', [{ payload: new Uint8Array(LIMIT - 64).fill(7) }], { timeout: 10_000 });
+    expect(near.payload.length).toBe(LIMIT - 64);
+    const over = await interop.$call('echo', [{ payload: new Uint8Array(LIMIT + 1) }], { timeout: 10_000 }).catch((e: unknown) => e);
+    expect((over as RpcError).code).toBe(RpcErrorCode.LIMIT_EXCEEDED);
+    expect((over as RpcError).grpcStatus).toBe(Code.RESOURCE_EXHAUSTED);
+    const grown = await interop
+      .$call('echo', [{ payload: new Uint8Array(LIMIT - 100), wantHeaders: ['x-pad'] }], { timeout: 10_000, attachments: { 'x-pad': 'p'.repeat(200) } })
+      .catch((e: unknown) => e);
+    expect((grown as RpcError).code).toBe(RpcErrorCode.LIMIT_EXCEEDED);
+    expect((grown as RpcError).grpcStatus).toBe(Code.RESOURCE_EXHAUSTED);
+    expect((await interop.echo({ text: 'after' })).text).toBe('after');
+
     for (let code = 1; code <= 16; code++) {
       const message = `failed with ${code}: 50% ✓ a+b`;
       const error = await interop.fail({ code, message }).catch((e: unknown) => e);

@@ -277,7 +277,7 @@ class Interop(grpc.GenericRpcHandler):
 
 
 def server():
-    srv = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
+    srv = grpc.server(futures.ThreadPoolExecutor(max_workers=8), options=CHANNEL_OPTIONS)
     srv.add_generic_rpc_handlers((Interop(), Streamer()))
     port = srv.add_insecure_port('127.0.0.1:0')
     srv.start()
