@@ -6,52 +6,23 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Filter, RpcError, RpcErrorCode, type Invocation, type Invoker, type Result } from '@weft/core';
 import { freePort } from '@weft/test-utils';
 
+import { grpcJsClient, unaryOutcome, type UnaryOutcome } from './support/grpc-js-peer.js';
 import { Declined, Greeter, greeterImpl, Harness, waitFor } from './support/harness.js';
 
 const harness = new Harness();
-const closers: (() => void | Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-  await harness.close();
-});
+afterEach(() => harness.close());
 
 const serialize = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
 const deserialize = (bytes: Buffer): unknown => JSON.parse(bytes.toString('utf8'));
 
-/** What a grpc-js unary call produced. */
-interface Outcome {
-  readonly value: unknown;
-  readonly error: grpc.ServiceError | null;
-  readonly headers: grpc.Metadata | undefined;
-  readonly status: grpc.StatusObject | undefined;
-}
+type Outcome = UnaryOutcome<unknown>;
 
 function grpcClient(port: number, options: grpc.ClientOptions = {}): grpc.Client {
-  const client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), options);
-  closers.push(() => client.close());
-  return client;
+  return grpcJsClient(harness, port, grpc.Client, options);
 }
 
 function unary(client: grpc.Client, path: string, request: unknown, metadata = new grpc.Metadata(), options: grpc.CallOptions = {}): Promise<Outcome> {
-  return new Promise((resolve) => {
-    let headers: grpc.Metadata | undefined;
-    let status: grpc.StatusObject | undefined;
-    let settled: { value: unknown; error: grpc.ServiceError | null } | undefined;
-    const finish = () => {
-      if (settled !== undefined && status !== undefined) resolve({ ...settled, headers, status });
-    };
-    const call = client.makeUnaryRequest(path, serialize, deserialize, request, metadata, options, (error, value) => {
-      settled = { value, error };
-      finish();
-    });
-    call.on('metadata', (md: grpc.Metadata) => {
-      headers = md;
-    });
-    call.on('status', (s: grpc.StatusObject) => {
-      status = s;
-      finish();
-    });
-  });
+  return unaryOutcome((callback) => client.makeUnaryRequest(path, serialize, deserialize, request, metadata, options, callback));
 }
 
 async function grpcServer(handlers: Record<string, grpc.handleUnaryCall<unknown, unknown>>): Promise<number> {
@@ -73,7 +44,7 @@ async function grpcServer(handlers: Record<string, grpc.handleUnaryCall<unknown,
   await new Promise<void>((resolve, reject) =>
     server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (error) => (error ? reject(error) : resolve())),
   );
-  closers.push(() => new Promise<void>((resolve) => server.tryShutdown(() => resolve())));
+  harness.onClose(() => new Promise<void>((resolve) => server.tryShutdown(() => resolve())));
   return port;
 }
 

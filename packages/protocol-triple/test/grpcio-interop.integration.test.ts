@@ -1,8 +1,5 @@
 // Protobuf services over tri against Python's grpcio (gRPC's C core: a second, independent stack), unary, both
 // directions. grpcio comes from Debian's python3-grpcio (scripts/install-grpcio.sh, run by `npm test`).
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { Filter, RpcError, RpcErrorCode, type Invocation, type Invoker, type Result } from '@weft/core';
@@ -10,38 +7,13 @@ import { Code, defineProtoService, grpcError } from '@weft/serialization-protobu
 import { freePort } from '@weft/test-utils';
 
 import { Interop as InteropDesc } from './gen/weft/interop/v1/interop_pb.js';
-import { BASE_PACKAGES, Harness } from './support/harness.js';
+import { LIMIT } from './support/grpc-js-peer.js';
+import { runGrpcioClient, startGrpcioServer } from './support/grpcio.js';
+import { BASE_PACKAGES, Harness, waitFor } from './support/harness.js';
 
 const Interop = defineProtoService(InteropDesc);
-const PEER = fileURLToPath(new URL('./support/grpcio-peer.py', import.meta.url));
-/** The first Python that imports grpc (pyenv may shadow Debian's /usr/bin/python3). */
-const PYTHON = ['python3', '/usr/bin/python3'].find((py) => spawnSync(py, ['-c', 'import grpc'], { stdio: 'ignore' }).status === 0);
-
 const harness = new Harness([...BASE_PACKAGES, '@weft/serialization-protobuf']);
-const children: ChildProcess[] = [];
-afterEach(async () => {
-  for (const child of children.splice(0)) {
-    child.stdin?.end();
-    if (child.exitCode === null && child.pid !== undefined) process.kill(child.pid, 'SIGTERM');
-  }
-  await harness.close();
-});
-
-/** Runs the Python peer to its end, collecting its output. */
-function runPython(args: readonly string[]): Promise<{ stdout: string; stderr: string }> {
-  const child = spawn(python(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  return new Promise((resolve) => child.once('close', () => resolve({ stdout, stderr })));
-}
-
-function python(): string {
-  if (PYTHON === undefined) throw new Error('Python with grpcio not found: run scripts/install-grpcio.sh (npm test does).');
-  return PYTHON;
-}
+afterEach(() => harness.close());
 
 describe('grpcio client → Weft protobuf provider', () => {
   it('unary messages, metadata both ways (incl. -bin), the deadline, and every status code with its message', async () => {
@@ -70,13 +42,14 @@ describe('grpcio client → Weft protobuf provider', () => {
       { protocol: 'tri', port },
     );
     // Asynchronously: the provider answers from this process's event loop.
-    const run = await runPython([PEER, 'client', String(port)]);
-    expect(run.stderr).toBe('');
-    const out = JSON.parse(run.stdout) as {
+    const { seen: out, stderr } = await runGrpcioClient<{
       echo: { text: string; payload: string; big: string; trailing: Record<string, string> };
       deadline: string;
-      statuses: Record<string, [number, string]>;
-    };
+      statuses: Record<string, [number, string, [number, string] | null]>;
+      near: number;
+      over: [string, string];
+    }>(harness, 'client', port);
+    expect(stderr).toBe('');
     expect(out.echo.text).toBe('héllo');
     expect(out.echo.payload).toBe('010203');
     expect(BigInt(out.echo.big)).toBe(9007199254740993n);
@@ -86,28 +59,19 @@ describe('grpcio client → Weft protobuf provider', () => {
     expect(seen[0]?.getAttachment('x-raw-bin')).toBe(Buffer.from([9, 8, 7]).toString('base64').replace(/=+$/, ''));
     expect(out.deadline).toBe('DEADLINE_EXCEEDED');
     for (let code = 1; code <= 16; code++) {
-      expect(out.statuses[String(code)], `status ${code}`).toEqual([code, `failed with ${code}: 50% ✓ a+b`]);
+      const message = `failed with ${code}: 50% ✓ a+b`;
+      // The status, its message, and the google.rpc.Status of grpc-status-details-bin as grpcio reads it.
+      expect(out.statuses[String(code)], `status ${code}`).toEqual([code, message, [code, message]]);
     }
-  }, 40_000);
+    expect(out.near).toBe(LIMIT - 64);
+    expect(out.over[0]).toBe('RESOURCE_EXHAUSTED');
+    expect(out.over[1]).toContain(`exceeds the limit of ${LIMIT} bytes`);
+  }, 20_000);
 });
 
 describe('Weft protobuf consumer → grpcio server', () => {
-  async function grpcioServer(): Promise<number> {
-    const child = spawn(python(), [PEER, 'server'], { stdio: ['pipe', 'pipe', 'inherit'] });
-    children.push(child);
-    return new Promise((resolve, reject) => {
-      let text = '';
-      child.stdout?.on('data', (chunk: Buffer) => {
-        text += chunk.toString('utf8');
-        const match = /PORT (\d+)/.exec(text);
-        if (match) resolve(Number(match[1]));
-      });
-      child.once('exit', (code) => reject(new Error(`grpcio server exited with ${code}`)));
-    });
-  }
-
-  it('unary messages, metadata both ways (incl. -bin), the deadline, and every status code', async () => {
-    const port = await grpcioServer();
+  it('unary messages, metadata both ways (incl. -bin), the deadline, cancellation, and every status code', async () => {
+    const { port, events } = await startGrpcioServer(harness);
     const consumer = await harness.start('weft-consumer');
     const results: Result[] = [];
     class Capture extends Filter {
@@ -121,14 +85,15 @@ describe('Weft protobuf consumer → grpcio server', () => {
     const interop = await consumer.refer(Interop, { url: `tri://127.0.0.1:${port}`, retries: 0, timeout: 2000 });
 
     const reply = await interop.$call('echo', [{ text: 'héllo', payload: new Uint8Array([1, 2]), big: 9007199254740993n, wantHeaders: ['x-trace', 'x-raw-bin'] }], {
-      attachments: { 'x-trace': 'abc-123', 'x-raw-bin': Buffer.from([9, 8, 7]).toString('base64') },
+      attachments: { 'x-trace': 'abc-123', 'x-raw-bin': Buffer.from([9, 8, 7, 6]).toString('base64') },
     });
     expect(reply.text).toBe('héllo');
     expect(reply.payload).toStrictEqual(new Uint8Array([1, 2]));
     expect(reply.big).toBe(9007199254740993n);
-    expect(reply.headers).toEqual({ 'x-trace': 'abc-123', 'x-raw-bin': 'bytes:090807' });
+    expect(reply.headers).toEqual({ 'x-trace': 'abc-123', 'x-raw-bin': 'bytes:09080706' });
     expect(results[0]?.getAttachment('served-by')).toBe('grpcio');
-    expect(results[0]?.getAttachment('blob-bin')).toBe(Buffer.from([4, 5, 6]).toString('base64').replace(/=+$/, ''));
+    // Padded base64 text: the bytes' toString('base64'), whatever padding grpcio sent.
+    expect(results[0]?.getAttachment('blob-bin')).toBe(Buffer.from([4, 5, 6]).toString('base64'));
 
     expect((await interop.sleep({ ms: 5 })).slept).toBe(5);
     const remaining = Number(results[1]?.getAttachment('remaining-ms'));
@@ -137,6 +102,26 @@ describe('Weft protobuf consumer → grpcio server', () => {
     const late = await interop.sleep({ ms: 2500 }).catch((e: unknown) => e);
     expect(late).toBeInstanceOf(RpcError);
     expect((late as RpcError).code).toBe(RpcErrorCode.TIMEOUT);
+    await waitFor(() => events.includes('CANCELLED Sleep'), 3000, 'grpcio to see the deadline reset');
+    events.length = 0;
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const aborted = await interop.$call('sleep', [{ ms: 1500 }], { signal: controller.signal }).catch((e: unknown) => e);
+    expect((aborted as RpcError).code).toBe(RpcErrorCode.CANCELLED);
+    await waitFor(() => events.includes('CANCELLED Sleep'), 3000, 'grpcio to see the cancel');
+
+    // Messages just under the payload limit pass both ways; a request over it is not sent, a reply over it refused.
+    const near = await interop.$call('echo', [{ payload: new Uint8Array(LIMIT - 64).fill(7) }], { timeout: 10_000 });
+    expect(near.payload.length).toBe(LIMIT - 64);
+    const over = await interop.$call('echo', [{ payload: new Uint8Array(LIMIT + 1) }], { timeout: 10_000 }).catch((e: unknown) => e);
+    expect((over as RpcError).code).toBe(RpcErrorCode.LIMIT_EXCEEDED);
+    expect((over as RpcError).grpcStatus).toBe(Code.RESOURCE_EXHAUSTED);
+    const grown = await interop
+      .$call('echo', [{ payload: new Uint8Array(LIMIT - 100), wantHeaders: ['x-pad'] }], { timeout: 10_000, attachments: { 'x-pad': 'p'.repeat(200) } })
+      .catch((e: unknown) => e);
+    expect((grown as RpcError).code).toBe(RpcErrorCode.LIMIT_EXCEEDED);
+    expect((grown as RpcError).grpcStatus).toBe(Code.RESOURCE_EXHAUSTED);
+    expect((await interop.echo({ text: 'after' })).text).toBe('after');
 
     for (let code = 1; code <= 16; code++) {
       const message = `failed with ${code}: 50% ✓ a+b`;
@@ -145,5 +130,5 @@ describe('Weft protobuf consumer → grpcio server', () => {
       expect((error as RpcError).grpcStatus, `status ${code}`).toBe(code);
       expect((error as RpcError).message).toContain(message);
     }
-  }, 40_000);
+  }, 20_000);
 });

@@ -1,36 +1,18 @@
 // Streaming over tri against Python's grpcio (gRPC's C core: a second, independent stack), both directions:
 // server-, client- and bidi-streaming, an error status mid-stream, and a client cancel.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { RpcError, type ServiceImplementation } from '@weft/core';
+import { Filter, RpcError, RpcErrorCode, type Invocation, type Invoker, type Result, type ServiceImplementation } from '@weft/core';
 import { Code, defineProtoService, grpcError } from '@weft/serialization-protobuf';
 import { freePort } from '@weft/test-utils';
 
 import { Streamer as StreamerDesc } from './gen/weft/interop/v1/streaming_pb.js';
+import { runGrpcioClient, startGrpcioServer } from './support/grpcio.js';
 import { BASE_PACKAGES, Harness, waitFor } from './support/harness.js';
 
 const Streamer = defineProtoService(StreamerDesc);
-const PEER = fileURLToPath(new URL('./support/grpcio-peer.py', import.meta.url));
-/** The first Python that imports grpc (pyenv may shadow Debian's /usr/bin/python3). */
-const PYTHON = ['python3', '/usr/bin/python3'].find((py) => spawnSync(py, ['-c', 'import grpc'], { stdio: 'ignore' }).status === 0);
-
 const harness = new Harness([...BASE_PACKAGES, '@weft/serialization-protobuf']);
-const children: ChildProcess[] = [];
-afterEach(async () => {
-  for (const child of children.splice(0)) {
-    child.stdin?.end();
-    if (child.exitCode === null && child.pid !== undefined) process.kill(child.pid, 'SIGTERM');
-  }
-  await harness.close();
-});
-
-function python(): string {
-  if (PYTHON === undefined) throw new Error('Python with grpcio not found: run scripts/install-grpcio.sh (npm test does).');
-  return PYTHON;
-}
+afterEach(() => harness.close());
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -38,7 +20,17 @@ describe('grpcio client → Weft streaming provider', () => {
   it('server, client and bidi streams; an error status mid-stream; a client cancel returns the generator', async () => {
     const port = await freePort();
     const provider = await harness.start('weft-stream-provider');
-    const probe = { cancelledReturned: false };
+    const probe = { cancelledReturned: false, deadlineReturned: false };
+    const seenInvocations: Invocation[] = [];
+    class Tagging extends Filter {
+      async invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+        seenInvocations.push(invocation);
+        const result = await invoker.invoke(invocation);
+        result.setAttachment('blob-bin', Buffer.from([0, 1, 2, 255]).toString('base64'));
+        return result;
+      }
+    }
+    provider.model.getExtensionLoader(Filter).addExtension('tagging', Tagging, { activate: { group: 'provider' } });
     const impl: ServiceImplementation<typeof Streamer.methods> = {
       async *lotsOfReplies(request) {
         try {
@@ -48,7 +40,8 @@ describe('grpcio client → Weft streaming provider', () => {
             if (request.delayMs > 0) await sleep(request.delayMs);
           }
         } finally {
-          if (request.count === 1000) probe.cancelledReturned = true;
+          if (request.count === 1000 && request.delayMs === 20) probe.cancelledReturned = true;
+          if (request.count === 1000 && request.delayMs === 50) probe.deadlineReturned = true;
         }
       },
       async record(requests) {
@@ -62,15 +55,17 @@ describe('grpcio client → Weft streaming provider', () => {
     };
     await provider.export(Streamer, impl, { protocol: 'tri', port });
 
-    const child = spawn(python(), [PEER, 'stream-client', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    await new Promise((resolve) => child.once('close', resolve));
+    const { seen, stderr } = await runGrpcioClient<Record<string, unknown>>(harness, 'stream-client', port);
     expect(stderr).toBe('');
-    const seen = JSON.parse(stdout) as Record<string, unknown>;
+    // Metadata both ways on a stream: -bin as padded base64 text in the attachment, result attachments as trailers.
+    const lots = seenInvocations.find((invocation) => invocation.getAttachment('x-trace') === 'py-1');
+    expect(lots?.getAttachment('x-raw-bin')).toBe(Buffer.from([9, 8, 7, 6]).toString('base64'));
+    expect(seen['server_trailing']).toMatchObject({ 'blob-bin': '000102ff' });
+    const [received, deadline] = seen['deadline'] as [number, string];
+    expect(deadline).toBe('DEADLINE_EXCEEDED');
+    expect(received).toBeGreaterThan(2);
+    expect(received).toBeLessThan(20);
+    await waitFor(() => probe.deadlineReturned, 3000, 'the generator to stop at the deadline');
     expect(seen['server']).toEqual([
       ['py #0', 0],
       ['py #1', 1],
@@ -84,32 +79,31 @@ describe('grpcio client → Weft streaming provider', () => {
     expect(seen['failure']).toEqual([2, 'FAILED_PRECONDITION', 'failed after 2 replies']);
     expect(seen['cancel']).toBe('CANCELLED');
     await waitFor(() => probe.cancelledReturned);
-  }, 40_000);
+  }, 20_000);
 });
 
 describe('Weft consumer → grpcio streaming server', () => {
-  async function grpcioServer(): Promise<number> {
-    const child = spawn(python(), [PEER, 'server'], { stdio: ['pipe', 'pipe', 'inherit'] });
-    children.push(child);
-    return new Promise((resolve, reject) => {
-      let text = '';
-      child.stdout?.on('data', (chunk: Buffer) => {
-        text += chunk.toString('utf8');
-        const match = /PORT (\d+)/.exec(text);
-        if (match) resolve(Number(match[1]));
-      });
-      child.once('exit', (code) => reject(new Error(`grpcio server exited with ${code}`)));
-    });
-  }
-
   it('server, client and bidi streams, and an error status mid-stream as an RpcError with its grpcStatus', async () => {
-    const port = await grpcioServer();
+    const { port, events } = await startGrpcioServer(harness);
     const consumer = await harness.start('weft-stream-consumer');
+    const results: Result[] = [];
+    class Capture extends Filter {
+      async invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+        const result = await invoker.invoke(invocation);
+        results.push(result);
+        return result;
+      }
+    }
+    consumer.model.getExtensionLoader(Filter).addExtension('capture', Capture, { activate: { group: 'consumer' } });
     const streamer = await consumer.refer(Streamer, { url: `tri://127.0.0.1:${port}`, retries: 0, timeout: 5000 });
 
     const texts: string[] = [];
-    for await (const reply of streamer.lotsOfReplies({ text: 'hi', count: 3 })) texts.push(reply.text);
+    const attachments = { 'x-raw-bin': Buffer.from([9, 8, 7, 6]).toString('base64') };
+    for await (const reply of streamer.$call('lotsOfReplies', [{ text: 'hi', count: 3 }], { attachments })) texts.push(reply.text);
     expect(texts).toEqual(['hi #0', 'hi #1', 'hi #2']);
+    // grpcio got the bytes; its trailing metadata is the stream Result's attachments.
+    expect(results[0]?.getAttachment('seen-raw')).toBe('09080706');
+    expect(results[0]?.getAttachment('blob-bin')).toBe(Buffer.from([4, 5, 6, 7]).toString('base64'));
 
     const summary = await streamer.record((async function* () {
       yield { text: 'a' };
@@ -135,5 +129,36 @@ describe('Weft consumer → grpcio streaming server', () => {
     expect(failure).toBeInstanceOf(RpcError);
     expect((failure as RpcError).grpcStatus).toBe(Code.OUT_OF_RANGE);
     expect((failure as RpcError).message).toBe('failed after 2 replies');
-  }, 40_000);
+
+    // The timeout covers the whole stream: TIMEOUT mid-stream, and grpcio sees the reset.
+    const timed = await consumer.refer(Streamer, { url: `tri://127.0.0.1:${port}`, retries: 0, timeout: 400 });
+    let got = 0;
+    const expired = await (async () => {
+      try {
+        for await (const reply of timed.lotsOfReplies({ text: 'x', count: 1000, delayMs: 50 })) got = reply.index + 1;
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    })();
+    expect((expired as RpcError).code).toBe(RpcErrorCode.TIMEOUT);
+    expect(got).toBeGreaterThan(2);
+    await waitFor(() => events.includes('CANCELLED LotsOfReplies'), 3000, 'grpcio to see the deadline reset');
+    events.length = 0;
+
+    // An AbortSignal cancels the stream: the iterator throws cancelled, grpcio sees the cancel.
+    const controller = new AbortController();
+    const cancelled = await (async () => {
+      try {
+        for await (const reply of streamer.$call('lotsOfReplies', [{ text: 'x', count: 1000, delayMs: 20 }], { signal: controller.signal })) {
+          if (reply.index === 1) controller.abort();
+        }
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    })();
+    expect((cancelled as RpcError).code).toBe(RpcErrorCode.CANCELLED);
+    await waitFor(() => events.includes('CANCELLED LotsOfReplies'), 3000, 'grpcio to see the cancel');
+  }, 20_000);
 });

@@ -2,12 +2,10 @@
 // both directions, unary: messages, metadata both ways (incl. -bin), deadlines, every status code with
 // grpc-status-details-bin (google.rpc.Status), messages near the size limit, failover on final statuses.
 import http2 from 'node:http2';
-import { fileURLToPath } from 'node:url';
 
 import { create } from '@bufbuild/protobuf';
 import { anyPack, anyUnpack, StringValueSchema } from '@bufbuild/protobuf/wkt';
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { Filter, RpcError, RpcErrorCode, type Invocation, type Invoker, type Result, type ServiceImplementation } from '@weft/core';
@@ -15,93 +13,67 @@ import { Code, defineProtoService, grpcError, ProtobufSerialization } from '@wef
 import { freePort } from '@weft/test-utils';
 
 import { Interop as InteropDesc } from './gen/weft/interop/v1/interop_pb.js';
-import { BASE_PACKAGES, Harness } from './support/harness.js';
+import { grpcJsClient, LIMIT, loadService, startGrpcJsServer, unaryOutcome, type UnaryOutcome } from './support/grpc-js-peer.js';
+import { BASE_PACKAGES, Harness, waitFor } from './support/harness.js';
 
 const Interop = defineProtoService(InteropDesc);
 /** Reads and writes google.rpc.Status for the assertions (the serialization tri uses, outside any application). */
 const protobuf = new ProtobufSerialization();
-const PROTO = fileURLToPath(new URL('./proto/weft/interop/v1/interop.proto', import.meta.url));
 const harness = new Harness([...BASE_PACKAGES, '@weft/serialization-protobuf']);
-const closers: (() => void | Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-  await harness.close();
-});
+afterEach(() => harness.close());
 
-const definition = protoLoader.loadSync(PROTO, { longs: String, defaults: true, keepCase: false });
-const loaded = grpc.loadPackageDefinition(definition) as unknown as {
-  weft: { interop: { v1: { Interop: grpc.ServiceClientConstructor } } };
-};
-const InteropClient = loaded.weft.interop.v1.Interop;
+const InteropClient = loadService('interop', 'Interop');
 
 /** Every non-OK gRPC status code. */
 const ALL_CODES = Array.from({ length: 16 }, (_, i) => i + 1);
-/** tri's default `payload` limit (8 MiB). */
-const LIMIT = 8 << 20;
+/** Four bytes: their base64 has padding (`CQgHBg==`), which the wire drops and Weft puts back. */
+const RAW = Buffer.from([9, 8, 7, 6]);
 
 /** The Weft implementation of weft.interop.v1.Interop. */
 const impl: ServiceImplementation<typeof Interop.methods> = {
-  echo: (request) => ({ text: request.text, payload: request.payload, big: request.big, labels: request.labels }),
+  // text 'grow' answers 100 bytes more than it was sent (a reply over the limit from a request under it).
+  echo: (request) => ({ text: request.text === 'grow' ? 'x'.repeat(100) : request.text, payload: request.payload, big: request.big, labels: request.labels }),
   fail: (request) => {
     if (request.code === 0) throw new Error(request.message);
+    // 'rpc:' messages: an RpcError carrying the status, as a filter or a framework part would raise it.
+    if (request.message.startsWith('rpc:')) throw new RpcError(RpcErrorCode.BIZ, request.message, { grpcStatus: request.code });
     throw grpcError(request.code as Code, request.message, { details: [anyPack(StringValueSchema, create(StringValueSchema, { value: `detail ${request.code}` }))] });
   },
   sleep: (request) => new Promise((resolve) => setTimeout(() => resolve({ slept: request.ms }), request.ms)),
 };
 
-async function weftProvider(options: { readonly tagging?: boolean; readonly seen?: Invocation[] } = {}): Promise<number> {
+/** Starts a Weft provider of Interop; its filter records the invocations (`seen`) and which signals aborted (`aborted`). */
+async function weftProvider(options: { readonly tagging?: boolean; readonly seen?: Invocation[]; readonly aborted?: string[] } = {}): Promise<number> {
   const port = await freePort();
   const provider = await harness.start('weft-provider');
-  if (options.tagging === true) {
-    const seen = options.seen ?? [];
-    class Tagging extends Filter {
-      async invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
-        seen.push(invocation);
-        const result = await invoker.invoke(invocation);
+  const seen = options.seen ?? [];
+  class Tagging extends Filter {
+    async invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+      seen.push(invocation);
+      invocation.signal?.addEventListener('abort', () => options.aborted?.push(invocation.methodName));
+      const result = await invoker.invoke(invocation);
+      if (options.tagging === true) {
         result.setAttachment('served-by', 'weft');
         result.setAttachment('blob-bin', Buffer.from([0, 1, 2, 255]).toString('base64'));
-        return result;
       }
+      return result;
     }
-    provider.model.getExtensionLoader(Filter).addExtension('tagging', Tagging, { activate: { group: 'provider' } });
   }
+  provider.model.getExtensionLoader(Filter).addExtension('tagging', Tagging, { activate: { group: 'provider' } });
   await provider.export(Interop, impl, { protocol: 'tri', port });
   return port;
 }
 
 function grpcClient(port: number): grpc.Client {
-  const client = new InteropClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), {
-    'grpc.max_receive_message_length': 16 << 20,
-    'grpc.max_send_message_length': 16 << 20,
-  });
-  closers.push(() => client.close());
-  return client;
+  return grpcJsClient(harness, port, InteropClient);
 }
 
-interface Outcome {
-  readonly value: Record<string, unknown> | undefined;
-  readonly error: grpc.ServiceError | null;
-  readonly status: grpc.StatusObject;
-}
+type Outcome = UnaryOutcome<Record<string, unknown>>;
 
 /** One unary call of the proto-loader client. */
 function call(client: grpc.Client, method: string, request: object, metadata = new grpc.Metadata(), options: grpc.CallOptions = {}): Promise<Outcome> {
-  return new Promise((resolve) => {
-    let settled: { value: Record<string, unknown> | undefined; error: grpc.ServiceError | null } | undefined;
-    let status: grpc.StatusObject | undefined;
-    const finish = () => {
-      if (settled !== undefined && status !== undefined) resolve({ ...settled, status });
-    };
-    const fn = (client as unknown as Record<string, (...args: unknown[]) => grpc.ClientUnaryCall>)[method] as (...args: unknown[]) => grpc.ClientUnaryCall;
-    const unaryCall = fn.call(client, request, metadata, options, (error: grpc.ServiceError | null, value?: Record<string, unknown>) => {
-      settled = { value, error };
-      finish();
-    });
-    unaryCall.on('status', (s: grpc.StatusObject) => {
-      status = s;
-      finish();
-    });
-  });
+  const fn = (client as unknown as Record<string, (...args: unknown[]) => grpc.ClientUnaryCall>)[method] as (...args: unknown[]) => grpc.ClientUnaryCall;
+  return unaryOutcome((callback) => fn.call(client, request, metadata, options, callback));
 }
 
 describe('grpc-js client (proto-loader) → Weft protobuf provider', () => {
@@ -120,23 +92,49 @@ describe('grpc-js client (proto-loader) → Weft protobuf provider', () => {
     const port = await weftProvider({ tagging: true, seen });
     const metadata = new grpc.Metadata();
     metadata.set('x-trace', 'abc-123');
-    metadata.set('x-raw-bin', Buffer.from([9, 8, 7]));
+    metadata.set('x-raw-bin', RAW);
     const outcome = await call(grpcClient(port), 'echo', { text: 'x' }, metadata);
     expect(outcome.error).toBeNull();
     expect(outcome.value?.['text']).toBe('x');
-    // -bin values stay base64 text in Weft attachments (attachments carry no bytes).
+    // A -bin value is padded base64 text in the Weft attachment (grpc-js sent it unpadded): the bytes' toString('base64').
     expect(seen[0]?.getAttachment('x-trace')).toBe('abc-123');
-    expect(seen[0]?.getAttachment('x-raw-bin')).toBe(Buffer.from([9, 8, 7]).toString('base64').replace(/=+$/, ''));
+    expect(seen[0]?.getAttachment('x-raw-bin')).toBe('CQgHBg==');
+    expect(Buffer.from(String(seen[0]?.getAttachment('x-raw-bin')), 'base64')).toEqual(RAW);
+    // Response headers first (the content type), then the result attachments in the trailers, -bin as bytes.
+    expect(outcome.headers?.get('content-type')).toEqual(['application/grpc']);
     expect(outcome.status.metadata.get('served-by')).toEqual(['weft']);
     expect(outcome.status.metadata.get('blob-bin')).toEqual([Buffer.from([0, 1, 2, 255])]);
   });
 
-  it('honours the client deadline (DEADLINE_EXCEEDED)', async () => {
-    const port = await weftProvider();
+  it('honours the client deadline: the provider sees the remaining time, a late answer is DEADLINE_EXCEEDED and its signal aborts', async () => {
+    const seen: Invocation[] = [];
+    const aborted: string[] = [];
+    const port = await weftProvider({ seen, aborted });
+    const client = grpcClient(port);
     const started = Date.now();
-    const outcome = await call(grpcClient(port), 'sleep', { ms: 800 }, new grpc.Metadata(), { deadline: Date.now() + 150 });
+    const ok = await call(client, 'sleep', { ms: 5 }, new grpc.Metadata(), { deadline: Date.now() + 2000 });
+    expect(ok.value?.['slept']).toBe(5);
+    const remaining = (seen[0]?.deadline ?? 0) - started;
+    expect(remaining).toBeGreaterThan(1000);
+    expect(remaining).toBeLessThanOrEqual(2050);
+    const late = Date.now();
+    const outcome = await call(client, 'sleep', { ms: 1200 }, new grpc.Metadata(), { deadline: Date.now() + 150 });
     expect(outcome.error?.code).toBe(grpc.status.DEADLINE_EXCEEDED);
-    expect(Date.now() - started).toBeLessThan(700);
+    expect(Date.now() - late).toBeLessThan(900);
+    expect((seen[1]?.deadline ?? 0) - late).toBeLessThanOrEqual(200);
+    await waitFor(() => aborted.includes('sleep'), 2000, 'the provider signal to abort');
+  });
+
+  it('a client cancel of a unary call aborts the provider invocation signal', async () => {
+    const aborted: string[] = [];
+    const port = await weftProvider({ aborted });
+    const client = grpcClient(port) as grpc.Client & { sleep: (r: object, cb: (e: grpc.ServiceError | null) => void) => grpc.ClientUnaryCall };
+    const outcome = await new Promise<grpc.ServiceError | null>((resolve) => {
+      const unaryCall = client.sleep({ ms: 400 }, resolve);
+      setTimeout(() => unaryCall.cancel(), 100);
+    });
+    expect(outcome?.code).toBe(grpc.status.CANCELLED);
+    await waitFor(() => aborted.includes('sleep'), 2000, 'the provider signal to abort');
   });
 
   it('answers every status code an implementation raises, with grpc-message and a google.rpc.Status in grpc-status-details-bin', async () => {
@@ -155,6 +153,17 @@ describe('grpc-js client (proto-loader) → Weft protobuf provider', () => {
     }
   });
 
+  it('answers an RpcError carrying a grpcStatus with exactly that status, for every code', async () => {
+    const port = await weftProvider();
+    const client = grpcClient(port);
+    for (const code of ALL_CODES) {
+      const outcome = await call(client, 'fail', { code, message: `rpc: status ${code}` });
+      expect(outcome.error?.code, `status ${code}`).toBe(code);
+      expect(outcome.error?.details).toBe(`rpc: status ${code}`);
+      expect(protobuf.decodeStatus(outcome.status.metadata.get('grpc-status-details-bin')[0] as Buffer).code).toBe(code);
+    }
+  });
+
   it('answers a plain business error (a thrown Error) with UNKNOWN and its message', async () => {
     const port = await weftProvider();
     const outcome = await call(grpcClient(port), 'fail', { code: 0, message: 'out of stock' });
@@ -169,9 +178,15 @@ describe('grpc-js client (proto-loader) → Weft protobuf provider', () => {
     const ok = await call(client, 'echo', { payload: near });
     expect(ok.error).toBeNull();
     expect((ok.value?.['payload'] as Buffer).length).toBe(near.length);
+    // A reply over the limit from a request under it is not sent: RESOURCE_EXHAUSTED.
+    const grown = await call(client, 'echo', { text: 'grow', payload: Buffer.alloc(LIMIT - 64, 7) });
+    expect(grown.error?.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+    expect(grown.error?.details).toContain(`over the limit of ${LIMIT} bytes`);
     const over = await call(client, 'echo', { payload: Buffer.alloc(LIMIT + 1, 7) });
     expect(over.error?.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
     expect(over.error?.details).toContain(`${LIMIT}`);
+    // The connection and the server are fine afterwards.
+    expect((await call(client, 'echo', { text: 'after' })).value?.['text']).toBe('after');
   });
 
   it('answers UNIMPLEMENTED for an RPC the service does not have', async () => {
@@ -188,7 +203,6 @@ describe('grpc-js client (proto-loader) → Weft protobuf provider', () => {
 /** A grpc-js server of weft.interop.v1.Interop (proto-loader), counting calls. */
 async function grpcServer(overrides: Partial<grpc.UntypedServiceImplementation> = {}): Promise<{ port: number; calls: string[] }> {
   const calls: string[] = [];
-  const server = new grpc.Server({ 'grpc.max_receive_message_length': 16 << 20, 'grpc.max_send_message_length': 16 << 20 });
   const handlers: grpc.UntypedServiceImplementation = {
     echo: (unaryCall: grpc.ServerUnaryCall<Record<string, unknown>, unknown>, callback: grpc.sendUnaryData<unknown>) => {
       calls.push('echo');
@@ -200,7 +214,10 @@ async function grpcServer(overrides: Partial<grpc.UntypedServiceImplementation> 
       }
       const trailer = new grpc.Metadata();
       trailer.set('served-by', 'grpc-js');
-      trailer.set('blob-bin', Buffer.from([4, 5, 6]));
+      trailer.set('blob-bin', Buffer.from([4, 5, 6, 7]));
+      const initial = new grpc.Metadata();
+      initial.set('x-initial', 'sent-first');
+      unaryCall.sendMetadata(initial);
       callback(null, { ...request, headers }, trailer);
     },
     fail: (unaryCall: grpc.ServerUnaryCall<Record<string, unknown>, unknown>, callback: grpc.sendUnaryData<unknown>) => {
@@ -214,17 +231,12 @@ async function grpcServer(overrides: Partial<grpc.UntypedServiceImplementation> 
     },
     sleep: (unaryCall: grpc.ServerUnaryCall<Record<string, unknown>, unknown>, callback: grpc.sendUnaryData<unknown>) => {
       calls.push(`sleep deadline=${Math.round(Number(unaryCall.getDeadline()) - Date.now())}`);
+      unaryCall.on('cancelled', () => calls.push('sleep cancelled'));
       setTimeout(() => callback(null, { slept: unaryCall.request['ms'] }), unaryCall.request['ms'] as number);
     },
     ...overrides,
   };
-  server.addService(InteropClient.service, handlers);
-  const port = await freePort();
-  await new Promise<void>((resolve, reject) =>
-    server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (error) => (error ? reject(error) : resolve())),
-  );
-  closers.push(() => server.forceShutdown());
-  return { port, calls };
+  return { port: await startGrpcJsServer(harness, InteropClient.service, handlers), calls };
 }
 
 async function failed(promise: Promise<unknown>): Promise<RpcError> {
@@ -263,11 +275,36 @@ describe('Weft protobuf consumer → grpc-js server (proto-loader)', () => {
     consumer.model.getExtensionLoader(Filter).addExtension('capture', Capture, { activate: { group: 'consumer' } });
     const interop = await consumer.refer(Interop, { url: `tri://127.0.0.1:${port}`, retries: 0 });
     const reply = await interop.$call('echo', [{ wantHeaders: ['x-trace', 'x-raw-bin'] }], {
-      attachments: { 'x-trace': 'abc-123', 'x-raw-bin': Buffer.from([9, 8, 7]).toString('base64') },
+      attachments: { 'x-trace': 'abc-123', 'x-raw-bin': RAW.toString('base64') },
     });
-    expect(reply.headers).toEqual({ 'x-trace': 'abc-123', 'x-raw-bin': 'bytes:090807' });
+    expect(reply.headers).toEqual({ 'x-trace': 'abc-123', 'x-raw-bin': 'bytes:09080706' });
     expect(results[0]?.getAttachment('served-by')).toBe('grpc-js');
-    expect(results[0]?.getAttachment('blob-bin')).toBe(Buffer.from([4, 5, 6]).toString('base64').replace(/=+$/, ''));
+    expect(results[0]?.getAttachment('blob-bin')).toBe(Buffer.from([4, 5, 6, 7]).toString('base64'));
+    // The Result's attachments are the trailers (as Dubbo's Java client builds them), not the initial headers.
+    expect(results[0]?.getAttachment('x-initial')).toBeUndefined();
+  });
+
+  it('refuses a -bin attachment that is not base64, naming it, before anything is sent', async () => {
+    const { port, calls } = await grpcServer();
+    const consumer = await harness.start('weft-consumer');
+    const interop = await consumer.refer(Interop, { url: `tri://127.0.0.1:${port}`, retries: 0 });
+    const error = await failed(interop.$call('echo', [{ text: 'x' }], { attachments: { 'x-raw-bin': 'not base64!' } }));
+    expect(error.code).toBe(RpcErrorCode.SERIALIZATION);
+    expect(error.message).toContain('Attachment "x-raw-bin" is sent as binary gRPC metadata (its name ends in "-bin"), so its value must be base64 text');
+    expect(calls).toEqual([]);
+  });
+
+  it('an AbortSignal cancels a unary call: the consumer gets cancelled, the grpc-js server sees the cancel', async () => {
+    const { port, calls } = await grpcServer();
+    const consumer = await harness.start('weft-consumer');
+    const interop = await consumer.refer(Interop, { url: `tri://127.0.0.1:${port}`, retries: 0, timeout: 5000 });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const started = Date.now();
+    const error = await failed(interop.$call('sleep', [{ ms: 1000 }], { signal: controller.signal }));
+    expect(error.code).toBe(RpcErrorCode.CANCELLED);
+    expect(Date.now() - started).toBeLessThan(600);
+    await waitFor(() => calls.includes('sleep cancelled'), 2000, 'grpc-js to see the cancel');
   });
 
   it('sends its timeout as grpc-timeout and fails with TIMEOUT when the server is slower', async () => {
@@ -280,6 +317,7 @@ describe('Weft protobuf consumer → grpc-js server (proto-loader)', () => {
     expect(deadline).toBeLessThanOrEqual(300);
     const error = await failed(interop.sleep({ ms: 800 }));
     expect(error.code).toBe(RpcErrorCode.TIMEOUT);
+    await waitFor(() => calls.includes('sleep cancelled'), 2000, 'grpc-js to see the stream reset at the deadline');
   });
 
   it('keeps the exact status of every code, its message and the google.rpc.Status details', async () => {
@@ -311,12 +349,12 @@ describe('Weft protobuf consumer → grpc-js server (proto-loader)', () => {
     expect(await codeOf(Code.NOT_FOUND)).toBe(RpcErrorCode.UNKNOWN);
   });
 
-  it('does not fail over on statuses another provider would answer the same way; retries UNAVAILABLE and lost connections', async () => {
+  it('fails over only on UNAVAILABLE and lost connections: every other status reaches one provider once', async () => {
     const a = await grpcServer();
     const b = await grpcServer();
     const consumer = await harness.start('weft-consumer');
     const interop = await consumer.refer(Interop, { url: `tri://127.0.0.1:${a.port};tri://127.0.0.1:${b.port}`, retries: 2 });
-    const final = [Code.INVALID_ARGUMENT, Code.NOT_FOUND, Code.ALREADY_EXISTS, Code.PERMISSION_DENIED, Code.UNAUTHENTICATED, Code.FAILED_PRECONDITION, Code.OUT_OF_RANGE, Code.UNIMPLEMENTED, Code.INTERNAL];
+    const final = ALL_CODES.filter((code) => code !== Code.UNAVAILABLE);
     for (const code of final) {
       a.calls.length = 0;
       b.calls.length = 0;
@@ -337,15 +375,27 @@ describe('Weft protobuf consumer → grpc-js server (proto-loader)', () => {
     for (let i = 0; i < 4; i++) expect((await flaky.sleep({ ms: 1 })).slept).toBe(1);
   });
 
-  it('receives a message just under the payload limit', async () => {
-    const { port } = await grpcServer();
+  it('sends and receives messages just under the payload limit; over it, either way, is RESOURCE_EXHAUSTED and the channel stays usable', async () => {
+    const { port, calls } = await grpcServer();
     const consumer = await harness.start('weft-consumer');
     const interop = await consumer.refer(Interop, { url: `tri://127.0.0.1:${port}`, retries: 0, timeout: 10_000 });
     const near = new Uint8Array(LIMIT - 64).fill(3);
     const reply = await interop.echo({ payload: near });
     expect(reply.payload.length).toBe(near.length);
+    // A request over the limit is refused before it is sent.
     const error = await failed(interop.echo({ payload: new Uint8Array(LIMIT + 16) }));
     expect(error.code).toBe(RpcErrorCode.LIMIT_EXCEEDED);
+    expect(error.grpcStatus).toBe(Code.RESOURCE_EXHAUSTED);
+    expect(error.message).toMatch(new RegExp(`not sent: its request message of ${LIMIT + 16 + 5} bytes exceeds the limit of ${LIMIT} bytes \\(URL key "payload"\\)`));
+    expect(calls).toEqual(['echo']);
+    // A reply over the limit from a request under it (the echoed header value makes it 200 bytes longer).
+    const grown = await failed(
+      interop.$call('echo', [{ payload: new Uint8Array(LIMIT - 100), wantHeaders: ['x-pad'] }], { attachments: { 'x-pad': 'p'.repeat(200) } }),
+    );
+    expect(grown.code).toBe(RpcErrorCode.LIMIT_EXCEEDED);
+    expect(grown.grpcStatus).toBe(Code.RESOURCE_EXHAUSTED);
+    expect(grown.message).toContain(`${LIMIT}`);
+    expect((await interop.echo({ text: 'after' })).text).toBe('after');
   });
 });
 
@@ -371,7 +421,7 @@ describe('Weft protobuf consumer → Weft provider', () => {
   it('answers application/grpc+json with the JSON mapping and the same content type', async () => {
     const port = await weftProvider();
     const session = http2.connect(`http://127.0.0.1:${port}`);
-    closers.push(() => session.close());
+    harness.onClose(() => session.close());
     const body = Buffer.from(JSON.stringify({ text: 'j', big: '12', payload: 'AQI=' }));
     const frame = Buffer.concat([Buffer.from([0, 0, 0, 0, body.length]), body]);
     const stream = session.request({ ':method': 'POST', ':path': '/weft.interop.v1.Interop/Echo', 'content-type': 'application/grpc+json', te: 'trailers' });

@@ -1,10 +1,7 @@
 // Streaming over tri (§A.12) against real @grpc/grpc-js peers loading the .proto with @grpc/proto-loader, both
 // directions: server-, client- and bidi-streaming, metadata, cancellation both ways, a deadline expiring mid-stream,
 // an error status mid-stream, filters seeing a stream once, and back-pressure measured on the writer.
-import { fileURLToPath } from 'node:url';
-
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { Filter, RpcError, RpcErrorCode, type Invocation, type Invoker, type Result, type ServiceImplementation } from '@weft/core';
@@ -12,22 +9,16 @@ import { Code, defineProtoService, grpcError } from '@weft/serialization-protobu
 import { freePort } from '@weft/test-utils';
 
 import { Streamer as StreamerDesc, type StreamRequest } from './gen/weft/interop/v1/streaming_pb.js';
+import { grpcJsClient, LIMIT, loadService, readAll, startGrpcJsServer, unaryOutcome } from './support/grpc-js-peer.js';
 import { BASE_PACKAGES, Harness, waitFor } from './support/harness.js';
 
 const Streamer = defineProtoService(StreamerDesc);
-const PROTO = fileURLToPath(new URL('./proto/weft/interop/v1/streaming.proto', import.meta.url));
 const harness = new Harness([...BASE_PACKAGES, '@weft/serialization-protobuf']);
-const closers: (() => void | Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close();
-  await harness.close();
-});
+afterEach(() => harness.close());
 
-const definition = protoLoader.loadSync(PROTO, { longs: String, defaults: true, keepCase: false });
-const loaded = grpc.loadPackageDefinition(definition) as unknown as {
-  weft: { interop: { v1: { Streamer: grpc.ServiceClientConstructor } } };
-};
-const StreamerClient = loaded.weft.interop.v1.Streamer;
+const StreamerClient = loadService('streaming', 'Streamer');
+/** Every non-OK gRPC status code. */
+const ALL_CODES = Array.from({ length: 16 }, (_, i) => i + 1);
 
 interface Reply {
   readonly text: string;
@@ -62,11 +53,17 @@ function streamerImpl(probe: Probe): ServiceImplementation<typeof Streamer.metho
     },
     async record(requests) {
       const texts: string[] = [];
-      for await (const request of requests) texts.push(request.text);
+      for await (const request of requests) {
+        texts.push(request.text);
+        if (request.delayMs > 0) await sleep(request.delayMs);
+      }
       return { count: texts.length, texts: texts.join(',') };
     },
     async *chat(requests) {
-      for await (const request of requests) yield { text: request.text.toUpperCase(), index: request.count };
+      for await (const request of requests) {
+        yield { text: request.text.toUpperCase(), index: request.count };
+        if (request.delayMs > 0) await sleep(request.delayMs);
+      }
     },
   };
 }
@@ -81,6 +78,7 @@ async function weftProvider(probe: Probe): Promise<number> {
       const result = await invoker.invoke(invocation);
       // Set when the stream ended: travels in the trailers.
       result.setAttachment('served-by', 'weft');
+      result.setAttachment('blob-bin', Buffer.from([0, 1, 2, 255]).toString('base64'));
       return result;
     }
     override onResponse(result: Result, _invoker: Invoker, invocation: Invocation): void {
@@ -103,20 +101,7 @@ type StreamerStub = grpc.Client & {
 };
 
 function grpcClient(port: number): StreamerStub {
-  const client = new StreamerClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as unknown as StreamerStub;
-  closers.push(() => client.close());
-  return client;
-}
-
-/** Reads a grpc-js response stream to its status: the messages, and the error it ended with (none for OK). */
-function readAll<T>(stream: grpc.ClientReadableStream<T> | grpc.ClientDuplexStream<object, T>): Promise<{ messages: T[]; error: grpc.ServiceError | undefined }> {
-  return new Promise((resolve) => {
-    const messages: T[] = [];
-    let error: grpc.ServiceError | undefined;
-    stream.on('data', (message: T) => messages.push(message));
-    stream.on('error', (e: grpc.ServiceError) => (error = e));
-    stream.on('status', (status: grpc.StatusObject) => setImmediate(() => resolve({ messages, error: status.code === grpc.status.OK ? undefined : error })));
-  });
+  return grpcJsClient<StreamerStub>(harness, port, StreamerClient);
 }
 
 describe('grpc-js client (proto-loader) → Weft streaming provider', () => {
@@ -125,11 +110,13 @@ describe('grpc-js client (proto-loader) → Weft streaming provider', () => {
     const client = grpcClient(await weftProvider(probe));
     const metadata = new grpc.Metadata();
     metadata.set('x-trace', 'abc-123');
-    const call = client.lotsOfReplies({ text: 'hi', count: 5 }, metadata);
-    const trailers = new Promise<grpc.Metadata>((resolve) => call.on('status', (status: grpc.StatusObject) => resolve(status.metadata)));
-    const { messages, error } = await readAll(call);
+    metadata.set('x-raw-bin', Buffer.from([9, 8, 7, 6]));
+    const { messages, error, headers, status } = await readAll(client.lotsOfReplies({ text: 'hi', count: 5 }, metadata));
     expect(error).toBeUndefined();
-    expect((await trailers).get('served-by')).toEqual(['weft']);
+    expect(headers?.get('content-type')).toEqual(['application/grpc']);
+    expect(status.metadata.get('served-by')).toEqual(['weft']);
+    expect(status.metadata.get('blob-bin')).toEqual([Buffer.from([0, 1, 2, 255])]);
+    expect(probe.invocations[0]?.getAttachment('x-raw-bin')).toBe('CQgHBg==');
     expect(messages.map((m) => m.text)).toEqual(['hi #0', 'hi #1', 'hi #2', 'hi #3', 'hi #4']);
     expect(probe.invocations).toHaveLength(1);
     expect(probe.invocations[0]?.getAttachment('x-trace')).toBe('abc-123');
@@ -200,6 +187,77 @@ describe('grpc-js client (proto-loader) → Weft streaming provider', () => {
     expect(probe.aborted).toBe(true);
   });
 
+  // Node's http2 (so grpc-js) half-closes a stream before resetting it on cancel: the provider must be busy for the
+  // reset, not the end of the requests, to be what it sees (the README's "Interoperability" notes say more).
+  it('a client cancel of a client-streaming and of a bidi call aborts the provider signal while it works', async () => {
+    const probe = new Probe();
+    const client = grpcClient(await weftProvider(probe));
+    const recorded = await unaryOutcome((callback) => {
+      const call = client.record(new grpc.Metadata(), {}, callback);
+      call.write({ text: 'a', delayMs: 1000 });
+      setTimeout(() => call.cancel(), 100);
+      return call;
+    });
+    expect(recorded.error?.code).toBe(grpc.status.CANCELLED);
+    await waitFor(() => probe.aborted, 2000, 'the record signal to abort');
+    probe.aborted = false;
+    const chat = client.chat();
+    const ended = readAll(chat);
+    chat.write({ text: 'one', delayMs: 1000 });
+    await new Promise((resolve) => chat.once('data', resolve));
+    chat.cancel();
+    expect((await ended).error?.code).toBe(grpc.status.CANCELLED);
+    await waitFor(() => probe.aborted, 2000, 'the chat signal to abort');
+    await waitFor(() => probe.outcomes.length === 2, 2000, 'both calls to end');
+    expect(probe.outcomes).toEqual(['record: error cancelled', 'chat: error cancelled']);
+  });
+
+  it('the deadline covers a whole bidi stream: DEADLINE_EXCEEDED while it is open, the provider signal aborts', async () => {
+    const probe = new Probe();
+    const client = grpcClient(await weftProvider(probe));
+    const started = Date.now();
+    const chat = client.chat(new grpc.Metadata(), { deadline: Date.now() + 300 });
+    const ended = readAll(chat);
+    chat.write({ text: 'one', delayMs: 2000 });
+    const { messages, error } = await ended;
+    expect(messages.map((m) => m.text)).toEqual(['ONE']);
+    expect(error?.code).toBe(grpc.status.DEADLINE_EXCEEDED);
+    expect(Date.now() - started).toBeLessThan(1000);
+    await waitFor(() => probe.aborted, 2000, 'the provider signal to abort');
+  });
+
+  it('every status code raised mid-stream reaches the client exactly, with its message', async () => {
+    const client = grpcClient(await weftProvider(new Probe()));
+    for (const code of ALL_CODES) {
+      const { messages, error } = await readAll(client.lotsOfReplies({ text: 'x', count: 3, failAfter: 1, failCode: code }));
+      expect(messages, `status ${code}`).toHaveLength(1);
+      expect(error?.code, `status ${code}`).toBe(code);
+      expect(error?.details).toBe('failed after 1 replies');
+    }
+  });
+
+  it('stream messages just under the payload limit pass; over it, either way, the call ends RESOURCE_EXHAUSTED', async () => {
+    const client = grpcClient(await weftProvider(new Probe()));
+    const near = await readAll(client.lotsOfReplies({ text: 'x', count: 1, padding: LIMIT - 64 }));
+    expect(near.error).toBeUndefined();
+    expect(near.messages[0]?.padding.length).toBe(LIMIT - 64);
+    const over = await readAll(client.lotsOfReplies({ text: 'x', count: 2, padding: LIMIT + 1 }));
+    expect(over.messages).toHaveLength(0);
+    expect(over.error?.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+    expect(over.error?.details).toContain(`over the limit of ${LIMIT} bytes`);
+    const record = (texts: string[]) =>
+      unaryOutcome<{ count: number }>((callback) => {
+        const call = client.record(new grpc.Metadata(), {}, callback);
+        for (const text of texts) call.write({ text });
+        call.end();
+        return call;
+      });
+    expect((await record(['a', 'x'.repeat(LIMIT - 64)])).value?.count).toBe(2);
+    const refused = await record(['a', 'x'.repeat(LIMIT + 1)]);
+    expect(refused.error?.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+    expect(refused.error?.details).toContain(`exceeds the limit of ${LIMIT} bytes`);
+  });
+
   it('a slow reader keeps the writer bounded: the generator is not pulled while the HTTP/2 window is closed', async () => {
     const probe = new Probe();
     const client = grpcClient(await weftProvider(probe));
@@ -237,15 +295,15 @@ class ServerProbe {
 
 /** A grpc-js server implementing weft.interop.v1.Streamer from the .proto (proto-loader). */
 async function grpcServer(probe: ServerProbe): Promise<number> {
-  const server = new grpc.Server();
-  server.addService(StreamerClient.service, {
+  return startGrpcJsServer(harness, StreamerClient.service, {
     lotsOfReplies: (call: grpc.ServerWritableStream<StreamRequest, object>) => {
       probe.metadata = call.metadata;
-      call.on('cancelled', () => (probe.cancelled = true));
+      let cancelled = false;
+      call.on('cancelled', () => (cancelled = probe.cancelled = true));
       const request = call.request;
       let i = 0;
       const pump = async () => {
-        while (i < request.count && !probe.cancelled) {
+        while (i < request.count && !cancelled) {
           if (request.failAfter > 0 && i === request.failAfter) {
             call.emit('error', { code: request.failCode, details: `failed after ${i} replies` });
             return;
@@ -258,12 +316,14 @@ async function grpcServer(probe: ServerProbe): Promise<number> {
         }
         const trailers = new grpc.Metadata();
         trailers.set('served-by', 'grpc-js');
-        if (!probe.cancelled) call.end(trailers);
+        trailers.set('blob-bin', Buffer.from([4, 5, 6, 7]));
+        if (!cancelled) call.end(trailers);
       };
       void pump();
     },
     record: (call: grpc.ServerReadableStream<StreamRequest, object>, callback: grpc.sendUnaryData<object>) => {
       probe.metadata = call.metadata;
+      call.on('cancelled', () => (probe.cancelled = true));
       const texts: string[] = [];
       call.on('data', (request: StreamRequest) => texts.push(request.text));
       call.on('end', () => callback(null, { count: texts.length, texts: texts.join(',') }));
@@ -274,12 +334,6 @@ async function grpcServer(probe: ServerProbe): Promise<number> {
       call.on('end', () => call.end());
     },
   });
-  const port = await freePort();
-  await new Promise<void>((resolve, reject) =>
-    server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (error) => (error ? reject(error) : resolve())),
-  );
-  closers.push(() => new Promise<void>((resolve) => server.tryShutdown(() => resolve())));
-  return port;
 }
 
 async function weftConsumer(port: number, timeout = 10_000, results: Result[] = []) {
@@ -301,12 +355,15 @@ describe('Weft consumer → grpc-js streaming server (proto-loader)', () => {
     const results: Result[] = [];
     const streamer = await weftConsumer(await grpcServer(probe), 10_000, results);
     const texts: string[] = [];
-    for await (const reply of streamer.$call('lotsOfReplies', [{ text: 'hi', count: 3 }], { attachments: { 'x-trace': 't-1' } })) texts.push(reply.text);
+    const attachments = { 'x-trace': 't-1', 'x-raw-bin': Buffer.from([9, 8, 7, 6]).toString('base64') };
+    for await (const reply of streamer.$call('lotsOfReplies', [{ text: 'hi', count: 3 }], { attachments })) texts.push(reply.text);
     expect(texts).toEqual(['hi #0', 'hi #1', 'hi #2']);
     expect(probe.metadata?.get('x-trace')).toEqual(['t-1']);
+    expect(probe.metadata?.get('x-raw-bin')).toEqual([Buffer.from([9, 8, 7, 6])]);
     // The stream's Result (settled at its end, seen once by consumer filters) carries the trailing metadata.
     expect(results).toHaveLength(1);
     expect(results[0]?.getAttachment('served-by')).toBe('grpc-js');
+    expect(results[0]?.getAttachment('blob-bin')).toBe(Buffer.from([4, 5, 6, 7]).toString('base64'));
   });
 
   it('client-streaming: an async iterable of requests in, one summary out', async () => {
@@ -385,6 +442,70 @@ describe('Weft consumer → grpc-js streaming server (proto-loader)', () => {
     })();
     expect((failure as RpcError).code).toBe(RpcErrorCode.CANCELLED);
     await waitFor(() => probe.cancelled);
+  });
+
+  it('an AbortSignal cancels a client-streaming call: it rejects with cancelled, the server sees the cancel', async () => {
+    const probe = new ServerProbe();
+    const streamer = await weftConsumer(await grpcServer(probe));
+    const controller = new AbortController();
+    async function* requests() {
+      yield { text: 'one' };
+      controller.abort();
+      await sleep(5_000);
+    }
+    const started = Date.now();
+    const failure = await streamer.$call('record', [requests()], { signal: controller.signal }).catch((e: unknown) => e);
+    expect((failure as RpcError).code).toBe(RpcErrorCode.CANCELLED);
+    expect(Date.now() - started).toBeLessThan(1000);
+    await waitFor(() => probe.cancelled, 2000, 'grpc-js to see the cancel');
+  });
+
+  it('every status code a grpc-js server ends a stream with is the exact grpcStatus of the RpcError the iterator throws', async () => {
+    const probe = new ServerProbe();
+    const streamer = await weftConsumer(await grpcServer(probe));
+    for (const code of ALL_CODES) {
+      const texts: string[] = [];
+      // A CANCELLED status makes grpc-js report the call cancelled: the next call starts afresh.
+      probe.cancelled = false;
+      const failure = await (async () => {
+        try {
+          for await (const reply of streamer.lotsOfReplies({ text: 'x', count: 3, failAfter: 1, failCode: code })) texts.push(reply.text);
+        } catch (error) {
+          return error;
+        }
+        return undefined;
+      })();
+      expect(texts, `status ${code}`).toEqual(['x #0']);
+      expect(failure).toBeInstanceOf(RpcError);
+      expect((failure as RpcError).grpcStatus, `status ${code}`).toBe(code);
+      expect((failure as RpcError).message).toBe('failed after 1 replies');
+    }
+  });
+
+  it('stream messages just under the payload limit pass; over it, either way, the call fails limit-exceeded (RESOURCE_EXHAUSTED)', async () => {
+    const probe = new ServerProbe();
+    const streamer = await weftConsumer(await grpcServer(probe));
+    const sizes: number[] = [];
+    for await (const reply of streamer.lotsOfReplies({ text: 'x', count: 1, padding: LIMIT - 64 })) sizes.push(reply.padding.length);
+    expect(sizes).toEqual([LIMIT - 64]);
+    const tooBig = await (async () => {
+      try {
+        for await (const reply of streamer.lotsOfReplies({ text: 'x', count: 1, padding: LIMIT + 1 })) sizes.push(reply.padding.length);
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    })();
+    expect(sizes).toHaveLength(1);
+    expect((tooBig as RpcError).code).toBe(RpcErrorCode.LIMIT_EXCEEDED);
+    expect((tooBig as RpcError).grpcStatus).toBe(Code.RESOURCE_EXHAUSTED);
+    expect((tooBig as RpcError).message).toContain(`exceeds the limit of ${LIMIT} bytes`);
+    expect(await streamer.record([{ text: 'a' }, { text: 'x'.repeat(LIMIT - 64) }])).toMatchObject({ count: 2 });
+    const refused = await streamer.record([{ text: 'a' }, { text: 'x'.repeat(LIMIT + 1) }]).catch((e: unknown) => e);
+    expect((refused as RpcError).code).toBe(RpcErrorCode.LIMIT_EXCEEDED);
+    expect((refused as RpcError).grpcStatus).toBe(Code.RESOURCE_EXHAUSTED);
+    expect((refused as RpcError).message).toContain('it was not sent');
+    await waitFor(() => probe.cancelled, 2000, 'the server to see the refused stream reset');
   });
 
   it('the timeout covers the whole stream: expiring mid-stream throws timeout and resets the stream', async () => {

@@ -152,6 +152,30 @@ describe('attachments ↔ headers', () => {
     expect(Object.fromEntries(sink.values)).toEqual({ a: '1', c: '2' });
   });
 
+  it('-bin: sends base64 text unpadded, reads it back padded (the bytes\' toString(\'base64\')), refuses text that is not base64', () => {
+    const headers: Record<string, string> = {};
+    writeAttachmentHeaders(headers, new Map([['Blob-bin', Buffer.from([9, 8, 7, 6]).toString('base64')], ['pair-bin', 'AQ==,AQI=']]));
+    expect(headers['blob-bin']).toBe('CQgHBg');
+    expect(headers['pair-bin']).toBe('AQ,AQI');
+    const sink = new Sink();
+    // Unpadded, padded, URL-safe, and a repeated header (Node joins them with ", ").
+    readAttachmentHeaders({ ...headers, 'one-bin': 'AQ', 'two-bin': 'AQI=', 'url-bin': '-_8', 'many-bin': 'AQ, AQI' }, sink);
+    expect(Object.fromEntries(sink.values)).toEqual({
+      'Blob-bin': 'CQgHBg==',
+      'pair-bin': 'AQ==, AQI=',
+      'one-bin': 'AQ==',
+      'two-bin': 'AQI=',
+      'url-bin': Buffer.from([0xfb, 0xff]).toString('base64'),
+      'many-bin': 'AQ==, AQI=',
+    });
+    expect(() => writeAttachmentHeaders({}, new Map([['key-bin', 'not base64!']]))).toThrow(
+      'Attachment "key-bin" is sent as binary gRPC metadata (its name ends in "-bin"), so its value must be base64 text (e.g. buffer.toString(\'base64\')), but its 11 characters are not base64.',
+    );
+    // "-bin" alone is an ordinary name.
+    writeAttachmentHeaders(headers, new Map([['-bin', 'x y']]));
+    expect(headers['-bin']).toBe('x y');
+  });
+
   it('refuses a value that is not a valid header value', () => {
     expect(() => writeAttachmentHeaders({}, new Map([['note', 'a\r\nb']]))).toThrow(/cannot travel as an HTTP\/2 header/);
     expect(() => writeAttachmentHeaders({}, new Map([['note', 'ünïcode']]))).toThrow(RpcError);

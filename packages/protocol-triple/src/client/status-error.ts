@@ -13,26 +13,11 @@ export function header(headers: IncomingHttpHeaders, name: string): string | und
 }
 
 /**
- * Statuses of a decoded response that another provider would answer the same way: failover does not retry them
- * (connection failures and UNAVAILABLE are retried; see the README).
- */
-const FINAL_STATUSES: ReadonlySet<number> = new Set([
-  GrpcStatus.INVALID_ARGUMENT,
-  GrpcStatus.NOT_FOUND,
-  GrpcStatus.ALREADY_EXISTS,
-  GrpcStatus.PERMISSION_DENIED,
-  GrpcStatus.UNAUTHENTICATED,
-  GrpcStatus.FAILED_PRECONDITION,
-  GrpcStatus.OUT_OF_RANGE,
-  GrpcStatus.UNIMPLEMENTED,
-  GrpcStatus.INTERNAL,
-]);
-
-/**
  * The error of a non-OK `grpc-status`: the exact status on `grpcStatus`, the message, the `google.rpc.Status` of
  * `grpc-status-details-bin` when the codec reads it (its code and message win, as in Dubbo's Java client), and
- * `retryable: false` for the statuses another provider would answer the same way (and for every stream, whose
- * requests cannot be sent again).
+ * `retryable: true` only for `UNAVAILABLE`: every other status came from a provider that received and judged the
+ * call, so failover does not send it again (connection failures are retried elsewhere; streams never are, since
+ * their requests cannot be sent again).
  */
 export function statusError(codec: TripleCodec, where: string, wireStatus: number, trailers: IncomingHttpHeaders, stream = false): RpcError {
   let status = Number.isInteger(wireStatus) ? wireStatus : GrpcStatus.UNKNOWN;
@@ -52,6 +37,6 @@ export function statusError(codec: TripleCodec, where: string, wireStatus: numbe
   return new RpcError(rpcErrorCodeFromWire(status, header(trailers, TripleHeaders.ERROR_CODE)), message || `${where} failed with grpc-status ${status}.`, {
     grpcStatus: status,
     details,
-    retryable: !stream && !FINAL_STATUSES.has(status),
+    retryable: !stream && status === GrpcStatus.UNAVAILABLE,
   });
 }

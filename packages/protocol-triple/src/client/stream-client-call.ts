@@ -90,7 +90,7 @@ export class StreamClientCall {
     if (kind === 'server') {
       let frame: Buffer;
       try {
-        frame = encodeFrame(codec.encodeArguments(this.invocation.args, method.descriptor));
+        frame = encodeFrame(this.checkSize(codec.encodeArguments(this.invocation.args, method.descriptor)));
       } catch (error) {
         this.abandon(RpcError.from(error, RpcErrorCode.SERIALIZATION));
         return;
@@ -107,11 +107,21 @@ export class StreamClientCall {
       );
       return;
     }
-    writeMessages(stream, toAsync(requests), (value) => codec.encodeArguments([value], method.descriptor), this.control).then(
+    writeMessages(stream, toAsync(requests), (value) => this.checkSize(codec.encodeArguments([value], method.descriptor)), this.control).then(
       () => {
         if (!stream.destroyed && !this.control.stopped) stream.end();
       },
       (error: unknown) => this.abandon(RpcError.from(error, RpcErrorCode.SERIALIZATION)),
+    );
+  }
+
+  /** A request message over `payload` is not sent: the call fails with `limit-exceeded` (RESOURCE_EXHAUSTED). */
+  private checkSize(message: Uint8Array): Uint8Array {
+    if (message.length <= this.init.payload) return message;
+    throw new RpcError(
+      RpcErrorCode.LIMIT_EXCEEDED,
+      `${this.init.where} failed: a request message of ${message.length} bytes exceeds the limit of ${this.init.payload} bytes (URL key "payload"); it was not sent.`,
+      { grpcStatus: GrpcStatus.RESOURCE_EXHAUSTED, retryable: false },
     );
   }
 
@@ -154,8 +164,8 @@ export class StreamClientCall {
     try {
       reader.push(chunk);
     } catch (error) {
-      this.failure = frameFailure(error, this.init.where);
-      this.stream?.close(NGHTTP2_CANCEL);
+      // Settled now: a paused stream (a slow reader) may not report its close for a while.
+      this.abandon(frameFailure(error, this.init.where));
     }
   }
 
@@ -285,7 +295,7 @@ function final(code: RpcErrorCode, message: string): RpcError {
 function frameFailure(error: unknown, where: string): RpcError {
   if (error instanceof FrameError) {
     const code = error.status === GrpcStatus.RESOURCE_EXHAUSTED ? RpcErrorCode.LIMIT_EXCEEDED : RpcErrorCode.SERIALIZATION;
-    return new RpcError(code, `${where} failed: ${error.message}`, { cause: error, retryable: false });
+    return new RpcError(code, `${where} failed: ${error.message}`, { cause: error, grpcStatus: error.status, retryable: false });
   }
   return RpcError.from(error, RpcErrorCode.SERIALIZATION);
 }

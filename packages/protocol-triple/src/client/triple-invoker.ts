@@ -270,7 +270,7 @@ class ClientCall {
 function frameFailure(error: unknown, where: string): RpcError {
   if (error instanceof FrameError) {
     const code = error.status === GrpcStatus.RESOURCE_EXHAUSTED ? RpcErrorCode.LIMIT_EXCEEDED : RpcErrorCode.SERIALIZATION;
-    return new RpcError(code, `${where} failed: ${error.message}`, { cause: error });
+    return new RpcError(code, `${where} failed: ${error.message}`, { cause: error, grpcStatus: error.status, retryable: false });
   }
   return RpcError.from(error, RpcErrorCode.SERIALIZATION);
 }
@@ -374,7 +374,10 @@ export class TripleInvoker extends AbstractInvoker {
     if (kind !== undefined) return this.invokeStream(invocation, method, kind);
     let frame: Buffer;
     try {
-      frame = encodeFrame(this.codec.encodeArguments(invocation.args, method.descriptor));
+      const message = this.codec.encodeArguments(invocation.args, method.descriptor);
+      // Refused here rather than by the provider (which would answer RESOURCE_EXHAUSTED after the upload).
+      if (message.length > this.payload) return Promise.reject(this.overLimit(method.name, message.length));
+      frame = encodeFrame(message);
     } catch (error) {
       return Promise.reject(RpcError.from(error, RpcErrorCode.SERIALIZATION));
     }
@@ -405,6 +408,15 @@ export class TripleInvoker extends AbstractInvoker {
         stream.once('close', () => entry.cancel());
       }
     });
+  }
+
+  /** The error of a request message over `payload`: `limit-exceeded`, RESOURCE_EXHAUSTED, never retried. */
+  private overLimit(method: string, bytes: number): RpcError {
+    return new RpcError(
+      RpcErrorCode.LIMIT_EXCEEDED,
+      `Call ${this.serviceName}.${method}() to ${this.address} not sent: its request message of ${bytes} bytes exceeds the limit of ${this.payload} bytes (URL key "payload").`,
+      { grpcStatus: GrpcStatus.RESOURCE_EXHAUSTED, retryable: false },
+    );
   }
 
   /** @internal Sends (or resends) a call on a pooled session; failures settle the call. */

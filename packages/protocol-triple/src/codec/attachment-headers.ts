@@ -55,19 +55,40 @@ const NOT_SENDABLE: ReadonlySet<string> = new Set([
 /** A header value must be visible ASCII, space or tab (no CR/LF, no characters outside Latin-1 ASCII). */
 const INVALID_VALUE = /[^\t\x20-\x7e]/;
 
+/** A `-bin` attachment's value: base64 (standard or URL-safe, padding optional), several joined with commas. */
+const BASE64_VALUES = /^[A-Za-z0-9+/_-]*={0,2}(?:\s*,\s*[A-Za-z0-9+/_-]*={0,2})*$/;
+
+/** Whether a header name is a binary (`-bin`) one. */
+function isBinaryKey(key: string): boolean {
+  return key.length > 4 && key.endsWith('-bin');
+}
+
+/** Rewrites base64 value(s) into another base64 form: `unpadded` for the wire (as gRPC and Dubbo send), else padded. */
+function rebase64(text: string, unpadded: boolean): string {
+  const parts = text.includes(',') ? text.split(',') : [text];
+  let out = '';
+  for (let i = 0; i < parts.length; i++) {
+    const encoded = Buffer.from((parts[i] as string).trim(), 'base64').toString('base64');
+    out += (i === 0 ? '' : unpadded ? ',' : ', ') + (unpadded ? encoded.replace(/=+$/, '') : encoded);
+  }
+  return out;
+}
+
 /**
  * Writes attachments into an outgoing header object (request headers or response trailers), as Dubbo does.
  *
  * @remarks Keys are lower-cased; excluded and protocol-owned keys are skipped; numbers and booleans are sent as text.
  * When a key had upper-case letters, `tri-header-convert` carries the percent-encoded JSON map lower → original so
- * the peer restores it (e.g. `_TO`).
+ * the peer restores it (e.g. `_TO`). A `-bin` attachment holds base64 text (`buffer.toString('base64')`): it is
+ * checked and sent unpadded, as gRPC peers send binary metadata.
  * @example
  * ```ts
  * const headers: Record<string, string> = { ':path': '/org.acme.Greeter/sayHello' };
  * writeAttachmentHeaders(headers, new Map([['traceId', 't-1']]));
  * // headers: { ':path': …, traceid: 't-1', 'tri-header-convert': '%7B%22traceid%22%3A%22traceId%22%7D' }
  * ```
- * @throws `RpcError` `serialization` when a value cannot be an HTTP/2 header value (CR, LF, non-ASCII).
+ * @throws `RpcError` `serialization` when a value cannot be an HTTP/2 header value (CR, LF, non-ASCII), or a `-bin`
+ * attachment's value is not base64.
  */
 export function writeAttachmentHeaders(target: Record<string, string>, attachments: ReadonlyMap<string, AttachmentValue>): void {
   let convert: Record<string, string> | undefined;
@@ -75,8 +96,17 @@ export function writeAttachmentHeaders(target: Record<string, string>, attachmen
     if (value === undefined || value === null) continue;
     const lower = key.toLowerCase();
     if (lower.charCodeAt(0) === 58 /* : */ || EXCLUDED_ATTACHMENT_KEYS.has(lower) || NOT_SENDABLE.has(lower)) continue;
-    const text = typeof value === 'string' ? value : String(value);
-    if (INVALID_VALUE.test(text)) {
+    let text = typeof value === 'string' ? value : String(value);
+    if (isBinaryKey(lower)) {
+      if (!BASE64_VALUES.test(text)) {
+        throw new RpcError(
+          RpcErrorCode.SERIALIZATION,
+          `Attachment "${key}" is sent as binary gRPC metadata (its name ends in "-bin"), so its value must be base64 text ` +
+            `(e.g. buffer.toString('base64')), but its ${text.length} characters are not base64.`,
+        );
+      }
+      text = rebase64(text, true);
+    } else if (INVALID_VALUE.test(text)) {
       throw new RpcError(
         RpcErrorCode.SERIALIZATION,
         `Attachment "${key}" cannot travel as an HTTP/2 header: its value has characters other than visible ASCII, space and tab.`,
@@ -108,7 +138,9 @@ export type InboundHeaders = Readonly<Record<string, string | string[] | number 
  *
  * @remarks Every header that is not a pseudo-header or excluded becomes an attachment (as in Dubbo, `content-type`,
  * `te`, `user-agent` … included); repeated headers are joined with `, `. Keys listed in `tri-header-convert` get
- * their original case back. `-bin` headers keep their key and their base64 text: Weft attachments carry no bytes.
+ * their original case back. A `-bin` header keeps its key and becomes padded base64 text, whatever padding the peer
+ * sent, so it equals the sender's `buffer.toString('base64')` (attachment values are text, numbers and booleans in
+ * every protocol; `Buffer.from(value, 'base64')` gives the bytes back).
  *
  * @example
  * ```ts
@@ -122,7 +154,8 @@ export function readAttachmentHeaders(headers: InboundHeaders, sink: AttachmentS
     if (key.charCodeAt(0) === 58 /* : */ || EXCLUDED_ATTACHMENT_KEYS.has(key)) continue;
     const value = headers[key];
     if (value === undefined) continue;
-    const text = typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : String(value);
+    let text = typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : String(value);
+    if (isBinaryKey(key)) text = rebase64(text, false);
     const original = convert?.[key];
     sink.setAttachment(typeof original === 'string' ? original : key, text);
   }

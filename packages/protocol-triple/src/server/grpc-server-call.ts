@@ -179,6 +179,7 @@ export class GrpcServerCall {
       } else {
         payload = this.codec.encodeResult(result.value, descriptor);
       }
+      checkResponseSize(payload, this.server.options.payload, `${this.exporter.key}.${this.method.name}()`);
       if (result.hasAttachments()) {
         const trailers: Record<string, string> = { [TripleHeaders.GRPC_STATUS]: '0' };
         writeAttachmentHeaders(trailers, result.getAttachments());
@@ -288,4 +289,17 @@ export function respondGrpcStatus(
   } catch {
     // Reset meanwhile.
   }
+}
+
+/**
+ * A response message over `payload` is not sent: the call fails with `limit-exceeded` (RESOURCE_EXHAUSTED), as a
+ * request over it is refused — the limit holds both ways, so a peer whose limit is the same never sees it broken.
+ */
+export function checkResponseSize(message: Uint8Array, limit: number, where: string): void {
+  if (message.length <= limit) return;
+  throw new RpcError(
+    RpcErrorCode.LIMIT_EXCEEDED,
+    `${where} answered a response message of ${message.length} bytes, over the limit of ${limit} bytes (URL key "payload"); it was not sent.`,
+    { grpcStatus: GrpcStatus.RESOURCE_EXHAUSTED },
+  );
 }

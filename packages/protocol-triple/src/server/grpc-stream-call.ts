@@ -9,7 +9,7 @@ import type { TripleCodec } from '../codec/triple-codec.js';
 import { InboundMessages } from '../stream/inbound-messages.js';
 import { writeMessages, type WriteControl } from '../stream/write-messages.js';
 import { TripleHeaders } from '../triple-keys.js';
-import { respondGrpcStatus } from './grpc-server-call.js';
+import { checkResponseSize, respondGrpcStatus } from './grpc-server-call.js';
 import type { ServerMethod, TripleExporter } from './triple-exporter.js';
 import type { TripleServer } from './triple-server.js';
 
@@ -177,7 +177,14 @@ export class GrpcStreamCall {
   private async pump(source: AsyncIterable<unknown>): Promise<unknown> {
     const descriptor = this.method.descriptor;
     try {
-      await writeMessages(this.stream, source, (value) => this.codec.encodeResult(value, descriptor), this.control, () => this.respondHeaders());
+      const limit = this.server.options.payload;
+      const where = `${this.exporter.key}.${this.method.name}()`;
+      const encode = (value: unknown): Uint8Array => {
+        const message = this.codec.encodeResult(value, descriptor);
+        checkResponseSize(message, limit, where);
+        return message;
+      };
+      await writeMessages(this.stream, source, encode, this.control, () => this.respondHeaders());
       return undefined;
     } catch (error) {
       return error;
@@ -310,7 +317,7 @@ export class GrpcStreamCall {
     control.stopped = true;
     control.wake?.();
     const reason = this.stopReason();
-    this.requests?.fail(reason);
+    this.requests?.fail(reason, true);
     this.invocation?.abort(reason);
   }
 

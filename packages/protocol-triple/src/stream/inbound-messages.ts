@@ -37,6 +37,8 @@ export class InboundMessages<T> implements AsyncIterableIterator<T, undefined, u
   private readonly buffered: Pending[] = [];
   private waiter: Waiter<T> | undefined = undefined;
   private ended = false;
+  /** The reader was told the iteration is done (an `end()` can no longer be turned into a failure). */
+  private endSeen = false;
   private failure: { readonly error: unknown } | undefined = undefined;
   private stopped = false;
 
@@ -73,9 +75,13 @@ export class InboundMessages<T> implements AsyncIterableIterator<T, undefined, u
     this.wake();
   }
 
-  /** The stream failed: the iteration throws `error` (after the buffered messages). */
-  fail(error: unknown): void {
-    if (this.ended) return;
+  /**
+   * The stream failed: the iteration throws `error` (after the buffered messages). With `overEnd`, this also replaces
+   * an `end()` the reader has not seen yet — a provider's requests reset right after their half-close (Node's http2,
+   * so grpc-js, half-closes before it resets on cancel) must not look like a complete upload.
+   */
+  fail(error: unknown, overEnd = false): void {
+    if (this.failure !== undefined || this.endSeen || (this.ended && !overEnd)) return;
     this.ended = true;
     this.failure = { error };
     this.wake();
@@ -87,7 +93,10 @@ export class InboundMessages<T> implements AsyncIterableIterator<T, undefined, u
       if (this.buffered.length <= INBOUND_HIGH_WATER / 2 && this.stream.isPaused() && !this.stopped) this.stream.resume();
       return new Promise((resolve, reject) => this.deliver(first, { resolve, reject }));
     }
-    if (this.ended) return this.failure === undefined ? Promise.resolve({ done: true, value: undefined }) : Promise.reject(this.failure.error);
+    if (this.ended) {
+      this.endSeen = true;
+      return this.failure === undefined ? Promise.resolve({ done: true, value: undefined }) : Promise.reject(this.failure.error);
+    }
     if (this.stream.isPaused() && !this.stopped) this.stream.resume();
     return new Promise((resolve, reject) => (this.waiter = { resolve, reject }));
   }
@@ -113,6 +122,7 @@ export class InboundMessages<T> implements AsyncIterableIterator<T, undefined, u
     const waiter = this.waiter;
     if (waiter === undefined || this.buffered.length > 0) return;
     this.waiter = undefined;
+    this.endSeen = true;
     if (this.failure === undefined) waiter.resolve({ done: true, value: undefined });
     else waiter.reject(this.failure.error);
   }

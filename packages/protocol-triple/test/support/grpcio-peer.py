@@ -77,9 +77,22 @@ def identity(x):
     return x
 
 
+LIMIT = 8 << 20
+CHANNEL_OPTIONS = (('grpc.max_receive_message_length', 16 << 20), ('grpc.max_send_message_length', 16 << 20))
+
+
+def status_details(error):
+    """The google.rpc.Status of grpc-status-details-bin (code, message), or None."""
+    for key, value in error.trailing_metadata() or ():
+        if key == 'grpc-status-details-bin':
+            fields = parse(value)
+            return [first(fields, 1, 0), first(fields, 2, b'').decode('utf-8')]
+    return None
+
+
 def client(port):
     seen = {}
-    with grpc.insecure_channel('127.0.0.1:%d' % port) as channel:
+    with grpc.insecure_channel('127.0.0.1:%d' % port, options=CHANNEL_OPTIONS) as channel:
         echo = channel.unary_unary('/%s/Echo' % SERVICE, request_serializer=identity, response_deserializer=identity)
         fail = channel.unary_unary('/%s/Fail' % SERVICE, request_serializer=identity, response_deserializer=identity)
         sleep = channel.unary_unary('/%s/Sleep' % SERVICE, request_serializer=identity, response_deserializer=identity)
@@ -107,8 +120,15 @@ def client(port):
                 fail(field(1, code) + field(2, 'failed with %d: 50%% ✓ a+b' % code), timeout=5)
                 statuses[code] = ['OK', '']
             except grpc.RpcError as error:
-                statuses[code] = [error.code().value[0], error.details()]
+                statuses[code] = [error.code().value[0], error.details(), status_details(error)]
         seen['statuses'] = statuses
+        near, _ = echo.with_call(field(2, b'\x07' * (LIMIT - 64)), timeout=10)
+        seen['near'] = len(first(parse(near), 2, b''))
+        try:
+            echo(field(2, b'\x07' * (LIMIT + 1)), timeout=10)
+            seen['over'] = ['OK', '']
+        except grpc.RpcError as error:
+            seen['over'] = [error.code().name, error.details()]
     print(json.dumps(seen))
 
 
@@ -118,11 +138,13 @@ def replies(messages):
 
 def stream_client(port):
     seen = {}
-    with grpc.insecure_channel('127.0.0.1:%d' % port) as channel:
+    with grpc.insecure_channel('127.0.0.1:%d' % port, options=CHANNEL_OPTIONS) as channel:
         lots = channel.unary_stream('/%s/LotsOfReplies' % STREAMER, request_serializer=identity, response_deserializer=identity)
         record = channel.stream_unary('/%s/Record' % STREAMER, request_serializer=identity, response_deserializer=identity)
         chat = channel.stream_stream('/%s/Chat' % STREAMER, request_serializer=identity, response_deserializer=identity)
-        seen['server'] = replies(list(lots(field(1, 'py') + field(2, 3), timeout=5)))
+        call = lots(field(1, 'py') + field(2, 3), timeout=5, metadata=(('x-trace', 'py-1'), ('x-raw-bin', b'\x09\x08\x07\x06')))
+        seen['server'] = replies(list(call))
+        seen['server_trailing'] = {k: (v.hex() if isinstance(v, bytes) else v) for k, v in call.trailing_metadata()}
         summary = parse(record(iter([field(1, t) for t in ('a', 'b', 'c')]), timeout=5))
         seen['client'] = [first(summary, 1, 0), first(summary, 2, b'').decode('utf-8')]
         seen['bidi'] = replies(list(chat(iter([field(1, t) for t in ('one', 'two')]), timeout=5)))
@@ -133,6 +155,13 @@ def stream_client(port):
             seen['failure'] = [len(got), 'OK', '']
         except grpc.RpcError as error:
             seen['failure'] = [len(got), error.code().name, error.details()]
+        got = []
+        try:
+            for message in lots(field(1, 'x') + field(2, 1000) + field(6, 50), timeout=0.4):
+                got.append(message)
+            seen['deadline'] = [len(got), 'OK']
+        except grpc.RpcError as error:
+            seen['deadline'] = [len(got), error.code().name]
         call = lots(field(1, 'x') + field(2, 1000) + field(6, 20), timeout=5)
         next(call)
         call.cancel()
@@ -143,6 +172,11 @@ def stream_client(port):
         except grpc.RpcError as error:
             seen['cancel'] = error.code().name
     print(json.dumps(seen))
+
+
+def report(event):
+    """Tells the test what the server saw (one line on stdout)."""
+    print(event, flush=True)
 
 
 class Streamer(grpc.GenericRpcHandler):
@@ -160,11 +194,32 @@ class Streamer(grpc.GenericRpcHandler):
         fields = parse(request)
         text = first(fields, 1, b'').decode('utf-8')
         fail_after = first(fields, 4, 0)
+        delay = first(fields, 6, 0) / 1000
+        metadata = dict(context.invocation_metadata())
+        raw = metadata.get('x-raw-bin')
+        if raw is not None:
+            context.set_trailing_metadata((('served-by', 'grpcio'), ('seen-raw', raw.hex()), ('blob-bin', b'\x04\x05\x06\x07')))
+        ended = threading.Event()
+        finished = threading.Event()
+
+        def on_end():
+            # The RPC terminated before the replies were all produced: the client cancelled or its deadline passed.
+            ended.set()
+            if not finished.is_set():
+                report('CANCELLED LotsOfReplies')
+
+        context.add_callback(on_end)
         for i in range(first(fields, 2, 0)):
             if fail_after and i == fail_after:
+                finished.set()
                 code = next(s for s in grpc.StatusCode if s.value[0] == first(fields, 5, 2))
                 context.abort(code, 'failed after %d replies' % i)
+            if ended.is_set():
+                return
             yield field(1, '%s #%d' % (text, i)) + field(2, i)
+            if delay:
+                time.sleep(delay)
+        finished.set()
 
     def record(self, requests, context):
         texts = [first(parse(r), 1, b'').decode('utf-8') for r in requests]
@@ -212,12 +267,17 @@ class Interop(grpc.GenericRpcHandler):
         ms = first(parse(request), 1, 0)
         remaining = context.time_remaining()
         context.set_trailing_metadata((('remaining-ms', str(int((remaining or 0) * 1000))),))
-        time.sleep(ms / 1000)
+        end = time.time() + ms / 1000
+        while time.time() < end:
+            if not context.is_active():
+                report('CANCELLED Sleep')
+                return field(1, 0)
+            time.sleep(0.01)
         return field(1, ms)
 
 
 def server():
-    srv = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
+    srv = grpc.server(futures.ThreadPoolExecutor(max_workers=8), options=CHANNEL_OPTIONS)
     srv.add_generic_rpc_handlers((Interop(), Streamer()))
     port = srv.add_insecure_port('127.0.0.1:0')
     srv.start()

@@ -104,6 +104,7 @@ export class Harness {
   readonly apps: WeftApplication[] = [];
   readonly logger = new RecordingLogger();
   private testApp: TestApp | undefined;
+  private readonly closers: (() => void | Promise<void>)[] = [];
 
   constructor(private readonly packages: readonly string[] = BASE_PACKAGES) {}
 
@@ -152,8 +153,14 @@ export class Harness {
     return app.model.getExtensionLoader(Protocol).getExtension('tri').refer(Greeter, url);
   }
 
-  /** Shuts every application down and removes the root. */
+  /** Registers something (a peer server, a client, a child process) that {@link close} stops first, last in first out. */
+  onClose(close: () => void | Promise<void>): void {
+    this.closers.push(close);
+  }
+
+  /** Stops what {@link onClose} registered, shuts every application down and removes the root. */
   async close(): Promise<void> {
+    for (const close of this.closers.splice(0).reverse()) await close();
     await Promise.allSettled(this.apps.splice(0).map((app) => app.shutdown({ timeout: 2000 })));
     this.testApp?.cleanup();
     this.testApp = undefined;
