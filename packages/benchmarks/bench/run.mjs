@@ -215,6 +215,19 @@ const silent = new (class extends Logger {
 // ------------------------------------------------------------------------------------------------------------
 // Redis limiter (@weft/tps-limiter-redis) vs the memory limiter: decisions/s and the latency added per call.
 await (await import('./redis-limiter.mjs')).benchRedisLimiter(figures, silent);
+// 4. Streaming over tri vs @grpc/grpc-js: server-streaming throughput, bidi ping-pong latency, 1,000 idle
+// connections' server RSS. Servers run in child processes (grpc-streaming.mjs spawns stream-server.mjs per stack).
+{
+  const { spawnSync } = await import('node:child_process');
+  const { fileURLToPath } = await import('node:url');
+  const script = fileURLToPath(new globalThis.URL('./grpc-streaming.mjs', import.meta.url));
+  const run = spawnSync(process.execPath, ['--expose-gc', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (run.status !== 0) throw new Error(`grpc-streaming.mjs failed (${run.signal ?? `exit ${run.status}`}):\n${run.stdout}`);
+  const lines = run.stdout.trimEnd().split('\n');
+  const last = JSON.parse(lines.pop());
+  console.log(lines.join('\n'));
+  figures.push(...last.figures);
+}
 
 console.log('\nFigures (@weft/benchmarks):');
 for (const line of figures) console.log(`  ${line}`);

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 import { RpcError, WeftApplication } from '@weft/core';
 
-import { Greeter, type Command, type Outcome } from './greeter.js';
+import { Forecast, Greeter, type Command, type Outcome } from './greeter.js';
 
 const [registry] = process.argv.slice(2) as [string];
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -17,7 +17,8 @@ const guarded = await app.refer(Greeter, {
   timeout: 1500,
   mock: 'fail:return "Hello from the fallback: the provider is unavailable"',
 });
-process.send?.({ type: 'ready', detail: 'referred org.weft.demo.Greeter twice (plain, and with a fail mock)' });
+const forecast = await app.refer(Forecast, { timeout: 3000 });
+process.send?.({ type: 'ready', detail: 'referred org.weft.demo.Greeter twice (plain, and with a fail mock) and weft.demo.v1.Forecast' });
 
 process.on('message', (command: Command) => {
   void (async () => {
@@ -29,6 +30,25 @@ process.on('message', (command: Command) => {
     if (command.type === 'mock-setting') {
       const url = app.getReferenceUrl(plain);
       process.send?.({ type: 'result', id: command.id, value: url?.getMethodParameter('sayHello', 'mock') ?? null });
+      return;
+    }
+    if (command.type === 'forecast') {
+      try {
+        const now = await forecast.current({ city: command.city });
+        const days: string[] = [];
+        // A server stream: one message per turn of the loop, as the provider yields them.
+        for await (const day of forecast.days({ city: command.city, days: command.days })) {
+          days.push(`day ${day.index}: ${day.summary}, ${day.low}…${day.high} °C`);
+        }
+        const outcomes: Outcome[] = [
+          { ok: true, value: `${now.city}: ${now.summary}, ${now.celsius} °C (a ${now.$typeName} message)` },
+          ...days.map((value) => ({ ok: true as const, value })),
+        ];
+        process.send?.({ type: 'result', id: command.id, outcomes });
+      } catch (error) {
+        const failure = error instanceof RpcError ? { code: error.code, message: error.message } : { code: 'biz', message: String(error) };
+        process.send?.({ type: 'result', id: command.id, outcomes: [{ ok: false, ...failure }] });
+      }
       return;
     }
     const outcomes: Outcome[] = [];

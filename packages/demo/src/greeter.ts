@@ -1,10 +1,16 @@
 import { defineService } from '@weft/core';
+import { defineProtoService } from '@weft/serialization-protobuf';
+
+import { Forecast as ForecastDesc } from './gen/weft/demo/v1/forecast_pb.js';
 
 /** The tour's service. */
 export const Greeter = defineService('org.weft.demo.Greeter', {
   sayHello: { args: [String], returns: String },
   count: { returns: Number },
 });
+
+/** The tour's IDL service, defined from the descriptor protoc-gen-es generated from `proto/weft/demo/v1/forecast.proto`. */
+export const Forecast = defineProtoService(ForecastDesc);
 
 /** Messages between the tour and its child processes. */
 export type Command =
@@ -17,6 +23,7 @@ export type Command =
       readonly args: readonly unknown[];
       readonly times: number;
     }
+  | { readonly type: 'forecast'; readonly id: number; readonly city: string; readonly days: number }
   | { readonly type: 'mock-setting'; readonly id: number }
   | { readonly type: 'stop'; readonly id: number };
 

@@ -113,7 +113,16 @@ async function main(): Promise<void> {
   if (!normal.every((o) => o.ok)) throw new Error('normal calls failed');
   check('normal calls answered by the provider');
 
-  step(3, 'The TPS limit biting (sayHello.tps=5 per 10 s on the provider; 2 already used above)');
+  step(3, 'A protobuf (IDL) service: one unary call, then a server stream');
+  say('proto/weft/demo/v1/forecast.proto → protoc-gen-es → defineProtoService(Forecast): real gRPC on the same tri port');
+  const forecast = (await ask(consumer, { type: 'forecast', city: 'Lisbon', days: 3 })).outcomes ?? [];
+  show(forecast);
+  if (forecast.length !== 4 || !forecast.every((o) => o.ok)) throw new Error('the Forecast calls failed');
+  const [today] = forecast;
+  check(`protobuf call answered: ${JSON.stringify(today?.ok ? today.value : '')}`);
+  check(`server stream: ${forecast.length - 1} messages, read with for await`);
+
+  step(4, 'The TPS limit biting (sayHello.tps=5 per 10 s on the provider; 2 already used above)');
   const burst = await calls(consumer, 8, 'Bo');
   const rejected = burst.filter((o) => !o.ok && o.code === 'limit-exceeded');
   show(burst);
@@ -121,7 +130,7 @@ async function main(): Promise<void> {
   check(`TPS limit: ${rejected.length} of ${burst.length} calls rejected with limit-exceeded`);
   say('(limit-exceeded is a framework failure: a reference with a fail mock would answer these from its mock)');
 
-  step(4, 'The provider fails: the consumer’s fail mock answers');
+  step(5, 'The provider fails: the consumer’s fail mock answers');
   // The access log flushes every 200 ms here; a killed process cannot save what it had not flushed yet.
   await new Promise((r) => setTimeout(r, 400));
   say(`killing the provider (pid ${provider.pid}) with SIGKILL…`);
@@ -138,7 +147,7 @@ async function main(): Promise<void> {
   show(back);
   check('the provider is back: real answers again');
 
-  step(5, 'A force mock pushed at runtime through the registry, then removed');
+  step(6, 'A force mock pushed at runtime through the registry, then removed');
   const framework = FrameworkModel.create({ root, logger: quiet });
   const admin = framework.newApplication('demo-admin');
   await admin.loadExtensions(RegistryFactory, ConfigValidator);
@@ -162,7 +171,7 @@ async function main(): Promise<void> {
   check('override removed: the provider answers (or the TPS limit does) again');
   await framework.destroy();
 
-  step(6, 'The access log');
+  step(7, 'The access log');
   await new Promise((r) => setTimeout(r, 500));
   const lines = existsSync(accessLog) ? readFileSync(accessLog, 'utf8').split('\n').filter((l) => l.trim() !== '') : [];
   for (const line of lines.slice(-3)) say(line.length > 160 ? `${line.slice(0, 157)}...` : line);

@@ -18,6 +18,9 @@ describe('npm run demo', () => {
     expect(output).not.toContain('the tour failed');
     expect(run.status).toBe(0);
     expect(output).toContain('✔ normal calls answered by the provider');
+    expect(output).toContain('✔ protobuf call answered: "Lisbon: sunny, 21 °C (a weft.demo.v1.Conditions message)"');
+    expect(output).toContain('→ "day 2: rain, 6…18 °C"');
+    expect(output).toContain('✔ server stream: 3 messages, read with for await');
     expect(output).toMatch(/✔ TPS limit: [1-9]\d* of 8 calls rejected with limit-exceeded/);
     expect(output).toContain('✔ fail mock answered: "Hello from the fallback: the provider is unavailable"');
     expect(output).toContain('✔ force mock seen: "Hello from the force mock (pushed at runtime)"');

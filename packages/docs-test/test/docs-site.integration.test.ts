@@ -126,6 +126,7 @@ describe('the docs site', () => {
       'Manifest_reference.html',
       'URL_parameters.html',
       'Writing_an_extension.html',
+      'gRPC_and_protobuf.html',
     ]);
     const media = existsSync(join(site, 'media')) ? readdirSync(join(site, 'media')).filter((f) => f.endsWith('.md')) : [];
     expect(media).toEqual([]);

@@ -1,0 +1,315 @@
+// Streaming over tri vs @grpc/grpc-js, each server in its own child process (bench/stream-server.mjs), the clients
+// here, in the same run: `node --expose-gc packages/benchmarks/bench/grpc-streaming.mjs` (bench/run.mjs runs it).
+//
+//   server streaming  Download(count, 1 KiB): one stream of STREAM_MESSAGES chunks per round, rounds alternating
+//                     between the stacks; ns per message received → messages/s and MiB/s of payload.
+//   bidi ping-pong    PingPong: one stream per round, PINGS sequential round trips of one 1 KiB chunk (write one,
+//                     wait for its echo, then the next); every round trip timed → p50 and p99.
+//   idle connections  a fresh server process per stack; 1,000 HTTP/2 sessions (node:http2 with gRPC framing, the
+//                     same client for both), each makes one Download(1 × 1 KiB) call and stays open; the server
+//                     process's RSS before, with the 1,000 sessions open, and its peak (VmHWM).
+//
+// Both servers are the default configuration of their stack (Weft: an async generator out, an async iterable in,
+// the filter packages of a plain app, no tuning keys; grpc-js: write() then wait for 'drain'). The Weft consumer
+// gives the stream a 60 s deadline (the default 1 s would cover the whole stream; a deadline is one timer per
+// stream either way). Prints its tables, then one JSON line `{"figures": [...]}` for bench/run.mjs.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import http2 from 'node:http2';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+import { create, toBinary } from '@bufbuild/protobuf';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { WeftApplication } from '@weft/core';
+import { defineProtoService } from '@weft/serialization-protobuf';
+import { createTestApp } from '@weft/test-utils';
+
+import { formatNs, formatRatio, printTable, summarize } from '../../core/bench/harness.mjs';
+import { DownloadRequestSchema, StreamBench as StreamBenchDesc } from './gen/weft/bench/v1/stream_bench_pb.js';
+
+const quick = process.env.WEFT_BENCH_QUICK === '1';
+const SIZE = 1024;
+const STREAM_MESSAGES = quick ? 500 : 8192;
+const STREAM_ROUNDS = quick ? 2 : 10;
+const PINGS = quick ? 100 : 1000;
+const PING_ROUNDS = quick ? 2 : 6;
+const IDLE_SESSIONS = quick ? 50 : 1000;
+const SERVER = fileURLToPath(new URL('./stream-server.mjs', import.meta.url));
+const PROTO = fileURLToPath(new URL('./proto/weft/bench/v1/stream_bench.proto', import.meta.url));
+const figures = [];
+
+/** Starts `stream-server.mjs <stack>` and resolves when it listens. */
+async function startServer(stack) {
+  const child = spawn(process.execPath, [SERVER, stack], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout });
+  const [line] = await Promise.race([
+    once(lines, 'line'),
+    once(child, 'exit').then(([code]) => Promise.reject(new Error(`stream-server.mjs ${stack} exited (${code}) before listening`))),
+  ]);
+  const { port } = JSON.parse(line);
+  return {
+    port,
+    pid: child.pid,
+    async stop() {
+      const exited = once(child, 'exit');
+      process.kill(child.pid, 'SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** VmRSS and VmHWM (peak) of a process, in MiB (Linux /proc). */
+function memoryOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) / 1024;
+  return { rss: field('VmRSS'), peak: field('VmHWM') };
+}
+
+/** A request iterable the caller pushes into (the bidi client side of Weft's ping-pong). */
+function pushable() {
+  const queued = [];
+  let waiting;
+  let ended = false;
+  return {
+    push(value) {
+      if (waiting === undefined) queued.push(value);
+      else {
+        const resolve = waiting;
+        waiting = undefined;
+        resolve({ value, done: false });
+      }
+    },
+    end() {
+      ended = true;
+      if (waiting !== undefined) waiting({ value: undefined, done: true });
+      waiting = undefined;
+    },
+    next() {
+      if (queued.length > 0) return Promise.resolve({ value: queued.shift(), done: false });
+      if (ended) return Promise.resolve({ value: undefined, done: true });
+      return new Promise((resolve) => (waiting = resolve));
+    },
+    return() {
+      ended = true;
+      return Promise.resolve({ value: undefined, done: true });
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Clients
+
+const weftServer = await startServer('weft');
+const grpcServer = await startServer('grpc-js');
+
+const testApp = createTestApp(['@weft/core', '@weft/cluster', '@weft/protocol-triple', '@weft/serialization-protobuf'], {
+  prefix: 'weft-bench-stream-client',
+});
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+const consumer = await WeftApplication.start({ root: testApp.root, name: 'bench-stream-consumer', logger: silent });
+const weft = await consumer.refer(defineProtoService(StreamBenchDesc), { url: `tri://127.0.0.1:${weftServer.port}`, timeout: 60_000 });
+
+const loaded = grpc.loadPackageDefinition(protoLoader.loadSync(PROTO, { defaults: true }));
+const grpcClient = new loaded.weft.bench.v1.StreamBench(`127.0.0.1:${grpcServer.port}`, grpc.credentials.createInsecure());
+
+const chunk = { data: new Uint8Array(SIZE).fill(7) };
+const grpcChunk = { data: Buffer.alloc(SIZE, 7) };
+
+/** One Download stream of `count` chunks; resolves with ns per message. */
+async function weftDownload(count) {
+  const start = process.hrtime.bigint();
+  let received = 0;
+  for await (const message of weft.download({ count, size: SIZE })) received += message.data.length === SIZE ? 1 : 0;
+  if (received !== count) throw new Error(`weft: ${received} of ${count} chunks`);
+  return Number(process.hrtime.bigint() - start) / count;
+}
+
+function grpcDownload(count) {
+  const start = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    let received = 0;
+    const call = grpcClient.download({ count, size: SIZE });
+    call.on('data', (message) => (received += message.data.length === SIZE ? 1 : 0));
+    call.on('error', reject);
+    call.on('end', () =>
+      received === count ? resolve(Number(process.hrtime.bigint() - start) / count) : reject(new Error(`grpc-js: ${received} of ${count} chunks`)),
+    );
+  });
+}
+
+/** One PingPong stream of `pings` sequential round trips; resolves with each round trip's ns. */
+async function weftPingPong(pings) {
+  const requests = pushable();
+  const replies = weft.pingPong(requests)[Symbol.asyncIterator]();
+  const times = new Array(pings);
+  for (let i = 0; i < pings; i++) {
+    const start = process.hrtime.bigint();
+    requests.push(chunk);
+    const { value, done } = await replies.next();
+    times[i] = Number(process.hrtime.bigint() - start);
+    if (done || value.data.length !== SIZE) throw new Error('weft: ping-pong stream ended early');
+  }
+  requests.end();
+  const { done } = await replies.next();
+  if (!done) throw new Error('weft: ping-pong answered more than it was sent');
+  return times;
+}
+
+function grpcPingPong(pings) {
+  return new Promise((resolve, reject) => {
+    const call = grpcClient.pingPong();
+    const times = new Array(pings);
+    let i = 0;
+    let start = 0n;
+    const ping = () => {
+      start = process.hrtime.bigint();
+      call.write(grpcChunk);
+    };
+    call.on('data', (message) => {
+      times[i++] = Number(process.hrtime.bigint() - start);
+      if (message.data.length !== SIZE) reject(new Error('grpc-js: wrong chunk'));
+      if (i < pings) ping();
+      else call.end();
+    });
+    call.on('error', reject);
+    call.on('end', () => (i === pings ? resolve(times) : reject(new Error(`grpc-js: ${i} of ${pings} pongs`))));
+    ping();
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// 1. Server-streaming throughput
+
+console.log(`\n── tri streaming vs @grpc/grpc-js (servers in child processes: weft pid ${weftServer.pid}, grpc-js pid ${grpcServer.pid}) ──`);
+{
+  for (let i = 0; i < 3; i++) {
+    await weftDownload(STREAM_MESSAGES);
+    await grpcDownload(STREAM_MESSAGES);
+  }
+  const samples = { weft: [], grpc: [] };
+  for (let r = 0; r < STREAM_ROUNDS; r++) {
+    const order = r % 2 === 0 ? ['weft', 'grpc'] : ['grpc', 'weft'];
+    for (const stack of order) samples[stack].push(await (stack === 'weft' ? weftDownload : grpcDownload)(STREAM_MESSAGES));
+  }
+  const rows = [summarize('weft tri: provider → consumer', samples.weft, STREAM_MESSAGES), summarize('@grpc/grpc-js server → client', samples.grpc, STREAM_MESSAGES)];
+  printTable(`server streaming, ${SIZE} B messages, one stream of ${STREAM_MESSAGES} per round, ${STREAM_ROUNDS} alternating rounds (ns per message)`, rows, {
+    baseline: '@grpc/grpc-js server → client',
+  });
+  const [w, g] = rows;
+  const mibs = (row) => ((row.opsPerSec * SIZE) / 2 ** 20).toFixed(1);
+  const msgs = (row) => Math.round(row.opsPerSec).toLocaleString('en-US');
+  figures.push(
+    `server streaming (1 KiB messages): Weft ${msgs(w)} msg/s (${mibs(w)} MiB/s), grpc-js ${msgs(g)} msg/s (${mibs(g)} MiB/s): ` +
+      `Weft = ${formatRatio(g.nsPerOp / w.nsPerOp)} grpc-js's throughput (target ≥ 2×)`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// 2. Bidi ping-pong latency
+
+{
+  await weftPingPong(PINGS);
+  await grpcPingPong(PINGS);
+  const times = { weft: [], grpc: [] };
+  for (let r = 0; r < PING_ROUNDS; r++) {
+    const order = r % 2 === 0 ? ['weft', 'grpc'] : ['grpc', 'weft'];
+    for (const stack of order) times[stack].push(...(await (stack === 'weft' ? weftPingPong : grpcPingPong)(PINGS)));
+  }
+  const percentile = (values, p) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+  };
+  const rows = [summarize('weft tri: consumer ⇄ provider', times.weft), summarize('@grpc/grpc-js client ⇄ server', times.grpc)];
+  printTable(`bidi ping-pong, one ${SIZE} B message each way, sequential on one stream (${PING_ROUNDS} streams × ${PINGS} round trips; ns/op = p50)`, rows, {
+    baseline: '@grpc/grpc-js client ⇄ server',
+  });
+  const w50 = percentile(times.weft, 50);
+  const g50 = percentile(times.grpc, 50);
+  const w99 = percentile(times.weft, 99);
+  const g99 = percentile(times.grpc, 99);
+  console.log(`  p99: weft ${formatNs(w99)}, grpc-js ${formatNs(g99)}`);
+  figures.push(
+    `bidi ping-pong latency: p50 Weft ${formatNs(w50)} vs grpc-js ${formatNs(g50)} = ${formatRatio(w50 / g50)} (target ≤ 0.6×); ` +
+      `p99 Weft ${formatNs(w99)} vs grpc-js ${formatNs(g99)} = ${formatRatio(w99 / g99)}`,
+  );
+}
+
+grpcClient.close();
+await consumer.shutdown();
+await weftServer.stop();
+await grpcServer.stop();
+
+// ---------------------------------------------------------------------------------------------------------------
+// 3. Peak RSS of 1,000 idle connections (a fresh server process per stack)
+
+const DOWNLOAD_ONE = (() => {
+  const body = toBinary(DownloadRequestSchema, create(DownloadRequestSchema, { count: 1, size: SIZE }));
+  const framed = Buffer.alloc(5 + body.length);
+  framed.writeUInt32BE(body.length, 1);
+  framed.set(body, 5);
+  return framed;
+})();
+const REQUEST_HEADERS = { ':method': 'POST', ':path': '/weft.bench.v1.StreamBench/Download', 'content-type': 'application/grpc', te: 'trailers' };
+
+/** Opens one session to `port`, makes one Download(1) call on it, resolves with the (still open) session. */
+function idleSession(port) {
+  return new Promise((resolve, reject) => {
+    const session = http2.connect(`http://127.0.0.1:${port}`);
+    session.on('error', reject);
+    const stream = session.request(REQUEST_HEADERS);
+    let bytes = 0;
+    let status;
+    stream.on('data', (data) => (bytes += data.length));
+    stream.on('trailers', (trailers) => (status = trailers['grpc-status']));
+    stream.on('error', reject);
+    stream.on('close', () => (status === '0' && bytes === 5 + 3 + SIZE ? resolve(session) : reject(new Error(`call answered grpc-status ${status}, ${bytes} bytes`))));
+    stream.end(DOWNLOAD_ONE);
+  });
+}
+
+async function idleConnections(stack) {
+  const server = await startServer(stack);
+  // Warm the server up with the same calls first, so the baseline holds its compiled code too.
+  const warm = [];
+  for (let i = 0; i < 20; i++) warm.push(await idleSession(server.port));
+  for (const session of warm) session.close();
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const before = memoryOf(server.pid);
+  const sessions = [];
+  for (let i = 0; i < IDLE_SESSIONS; i += 50) {
+    sessions.push(...(await Promise.all(Array.from({ length: Math.min(50, IDLE_SESSIONS - i) }, () => idleSession(server.port)))));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const open = memoryOf(server.pid);
+  const stillOpen = sessions.filter((s) => !s.closed && !s.destroyed).length;
+  for (const session of sessions) session.destroy();
+  await server.stop();
+  return { before, open, stillOpen };
+}
+
+{
+  const weftIdle = await idleConnections('weft');
+  const grpcIdle = await idleConnections('grpc-js');
+  const mib = (n) => `${n.toFixed(1)} MiB`;
+  console.log(`\nserver process RSS, ${IDLE_SESSIONS} idle HTTP/2 sessions (each made one call)`);
+  console.log('                          before   with sessions   peak (VmHWM)   per session   still open');
+  for (const [name, r] of [['weft tri', weftIdle], ['@grpc/grpc-js', grpcIdle]]) {
+    const perSession = ((r.open.rss - r.before.rss) * 1024) / IDLE_SESSIONS;
+    console.log(
+      `  ${name.padEnd(22)}  ${mib(r.before.rss).padStart(9)}  ${mib(r.open.rss).padStart(14)}  ${mib(r.open.peak).padStart(13)}  ${`${perSession.toFixed(1)} KiB`.padStart(12)}  ${String(r.stillOpen).padStart(10)}`,
+    );
+  }
+  figures.push(
+    `${IDLE_SESSIONS} idle connections, server peak RSS: Weft ${mib(weftIdle.open.peak)} (${mib(weftIdle.before.rss)} before, ${mib(weftIdle.open.rss)} with them open) ` +
+      `vs grpc-js ${mib(grpcIdle.open.peak)} (${mib(grpcIdle.before.rss)} before, ${mib(grpcIdle.open.rss)} open) = ${formatRatio(weftIdle.open.peak / grpcIdle.open.peak)}`,
+  );
+}
+
+testApp.cleanup();
+console.log(JSON.stringify({ figures }));
