@@ -38,6 +38,18 @@ export const TripleKeys = {
   RECONNECT_MAX_BACKOFF: 'reconnect-max-backoff',
   /** Interval of keepalive PINGs on an otherwise idle connection, in ms (0: none). */
   HEARTBEAT: 'heartbeat',
+  /** `grpc-encoding` of sent messages: `identity` (default), `gzip` or `deflate`. Client: requests; server: responses to clients that accept it. */
+  COMPRESSION: 'compression',
+  /** Cap on bytes buffered and not yet consumed per connection (raw and inflated request messages), in bytes. */
+  MAX_CONNECTION_BUFFER: 'max-connection-buffer',
+  /** Cap on bytes buffered and not yet consumed on the whole server, in bytes. */
+  MAX_SERVER_BUFFER: 'max-server-buffer',
+  /** How long an HTTP/2 connection may have no open stream before GOAWAY and close, in ms. */
+  IDLE_TIMEOUT: 'idle-timeout',
+  /** How long the HTTP/2 preface or a request's header block may stay unfinished, in ms. */
+  HEADER_TIMEOUT: 'header-timeout',
+  /** How long a request body may make no progress before the stream is reset, in ms. */
+  BODY_TIMEOUT: 'body-timeout',
 } as const;
 
 /**
@@ -67,6 +79,15 @@ export const TripleDefaults = {
   RECONNECT_MAX_BACKOFF: 10_000,
   /** Dubbo's client `heartbeat`. */
   HEARTBEAT: 60_000,
+  COMPRESSION: 'identity',
+  /** 32 MiB: four messages of the default `payload`. */
+  MAX_CONNECTION_BUFFER: 32 * 1024 * 1024,
+  /** 128 MiB. */
+  MAX_SERVER_BUFFER: 128 * 1024 * 1024,
+  /** 180 s: Dubbo's server idle close (3 × `heartbeat`). */
+  IDLE_TIMEOUT: 180_000,
+  HEADER_TIMEOUT: 10_000,
+  BODY_TIMEOUT: 30_000,
 } as const;
 
 /**

@@ -104,6 +104,12 @@ describe('README', () => {
       [TripleKeys.RECONNECT_BACKOFF]: `\`${TripleDefaults.RECONNECT_BACKOFF}\``,
       [TripleKeys.RECONNECT_MAX_BACKOFF]: `\`${TripleDefaults.RECONNECT_MAX_BACKOFF}\``,
       [TripleKeys.HEARTBEAT]: `\`${TripleDefaults.HEARTBEAT}\``,
+      [TripleKeys.COMPRESSION]: `\`${TripleDefaults.COMPRESSION}\``,
+      [TripleKeys.MAX_CONNECTION_BUFFER]: `\`${TripleDefaults.MAX_CONNECTION_BUFFER}\` (32 MiB)`,
+      [TripleKeys.MAX_SERVER_BUFFER]: `\`${TripleDefaults.MAX_SERVER_BUFFER}\` (128 MiB)`,
+      [TripleKeys.IDLE_TIMEOUT]: `\`${TripleDefaults.IDLE_TIMEOUT}\``,
+      [TripleKeys.HEADER_TIMEOUT]: `\`${TripleDefaults.HEADER_TIMEOUT}\``,
+      [TripleKeys.BODY_TIMEOUT]: `\`${TripleDefaults.BODY_TIMEOUT}\``,
     };
     expect(Object.keys(defaults).sort()).toEqual(Object.values(TripleKeys).sort());
     const rows = readme.split('\n').filter((line) => line.startsWith('| `'));

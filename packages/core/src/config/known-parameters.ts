@@ -95,6 +95,12 @@ const ROWS: readonly (readonly [string, string | readonly string[], boolean?])[]
   ['reconnect-backoff', TRIPLE],
   ['reconnect-max-backoff', TRIPLE],
   ['heartbeat', TRIPLE],
+  ['compression', TRIPLE],
+  ['max-connection-buffer', TRIPLE],
+  ['max-server-buffer', TRIPLE],
+  ['idle-timeout', TRIPLE],
+  ['header-timeout', TRIPLE],
+  ['body-timeout', TRIPLE],
   // Registries and override rules
   ['dynamic', [CORE, EMBEDDED, ZOOKEEPER]],
   ['enabled', CORE],

@@ -3,6 +3,7 @@ import http2, { type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:ht
 import { Result, RpcError, RpcErrorCode, StreamPort, isStreamSource, type Invocation, type MethodDescriptor, type StreamKind } from '@weft/core/spi';
 
 import { readAttachmentHeaders } from '../codec/attachment-headers.js';
+import { encodeCompressedFrame } from '../codec/compression.js';
 import { decompress, encodeFrame, FrameError, GrpcMessageReader, isSupportedEncoding } from '../codec/grpc-frame.js';
 import { GrpcStatus, httpStatusToGrpc, rpcErrorCodeFromWire } from '../codec/grpc-status.js';
 import type { TripleCodec } from '../codec/triple-codec.js';
@@ -22,6 +23,8 @@ export interface StreamClientInit {
   readonly where: string;
   readonly method: { readonly name: string; readonly descriptor: MethodDescriptor | undefined };
   readonly kind: StreamKind;
+  /** `grpc-encoding` of the requests (`undefined`: identity). */
+  readonly compression?: string | undefined;
 }
 
 /**
@@ -90,7 +93,8 @@ export class StreamClientCall {
     if (kind === 'server') {
       let frame: Buffer;
       try {
-        frame = encodeFrame(codec.encodeArguments(this.invocation.args, method.descriptor));
+        const message = codec.encodeArguments(this.invocation.args, method.descriptor);
+        frame = this.init.compression === undefined ? encodeFrame(message) : encodeCompressedFrame(message, this.init.compression);
       } catch (error) {
         this.abandon(RpcError.from(error, RpcErrorCode.SERIALIZATION));
         return;
@@ -107,7 +111,7 @@ export class StreamClientCall {
       );
       return;
     }
-    writeMessages(stream, toAsync(requests), (value) => codec.encodeArguments([value], method.descriptor), this.control).then(
+    writeMessages(stream, toAsync(requests), (value) => codec.encodeArguments([value], method.descriptor), this.control, undefined, this.init.compression).then(
       () => {
         if (!stream.destroyed && !this.control.stopped) stream.end();
       },

@@ -4,6 +4,7 @@ import { AbstractInvoker, DeadlineWheel, type DeadlineEntry, Result, RpcError, R
 
 import { readAttachmentHeaders, writeAttachmentHeaders } from '../codec/attachment-headers.js';
 import type { SessionHandle, TripleConnectionPool } from './connection-pool.js';
+import { ACCEPT_ENCODING, encodeCompressedFrame } from '../codec/compression.js';
 import { decompress, encodeFrame, FrameError, GrpcMessageReader, isSupportedEncoding } from '../codec/grpc-frame.js';
 import { formatGrpcTimeout, GrpcStatus, httpStatusToGrpc, rpcErrorCodeFromWire } from '../codec/grpc-status.js';
 import type { TripleCodec } from '../codec/triple-codec.js';
@@ -295,6 +296,8 @@ export interface TripleInvokerInit {
   readonly codec: TripleCodec;
   /** Maximum response message size, in bytes. */
   readonly payload: number;
+  /** `grpc-encoding` of the requests (`compression` key; `undefined`: identity). */
+  readonly compression?: string | undefined;
 }
 
 /**
@@ -324,6 +327,8 @@ export class TripleInvoker extends AbstractInvoker {
   readonly codec: TripleCodec;
   /** Maximum response message size, in bytes. */
   readonly payload: number;
+  /** `grpc-encoding` of the requests (`undefined`: identity). */
+  readonly compression: string | undefined;
   private readonly service: ServiceDefinition;
   private readonly pool: TripleConnectionPool;
   private readonly clientMethods = new Map<string, ClientMethod>();
@@ -338,6 +343,7 @@ export class TripleInvoker extends AbstractInvoker {
     this.pool = init.pool;
     this.codec = init.codec;
     this.payload = init.payload;
+    this.compression = init.compression;
     this.address = init.pool.options.address;
     this.serviceName = url.getServiceKey() ?? init.service.name;
     const headers: Record<string, string> = {
@@ -346,7 +352,9 @@ export class TripleInvoker extends AbstractInvoker {
       ':authority': this.address,
       'content-type': init.codec.contentType,
       te: 'trailers',
+      [TripleHeaders.GRPC_ACCEPT_ENCODING]: ACCEPT_ENCODING,
     };
+    if (init.compression !== undefined) headers[TripleHeaders.GRPC_ENCODING] = init.compression;
     const group = url.getGroup();
     const version = url.getVersion();
     const application = url.getApplication();
@@ -374,7 +382,8 @@ export class TripleInvoker extends AbstractInvoker {
     if (kind !== undefined) return this.invokeStream(invocation, method, kind);
     let frame: Buffer;
     try {
-      frame = encodeFrame(this.codec.encodeArguments(invocation.args, method.descriptor));
+      const message = this.codec.encodeArguments(invocation.args, method.descriptor);
+      frame = this.compression === undefined ? encodeFrame(message) : encodeCompressedFrame(message, this.compression);
     } catch (error) {
       return Promise.reject(RpcError.from(error, RpcErrorCode.SERIALIZATION));
     }
@@ -390,7 +399,7 @@ export class TripleInvoker extends AbstractInvoker {
   private invokeStream(invocation: Invocation, method: ClientMethod, kind: StreamKind): Promise<Result> {
     return new Promise<Result>((resolve, reject) => {
       const where = `Call ${this.serviceName}.${method.name}() to ${this.address}`;
-      const call = new StreamClientCall({ codec: this.codec, payload: this.payload, where, method, kind }, invocation, resolve, reject);
+      const call = new StreamClientCall({ codec: this.codec, payload: this.payload, where, method, kind, compression: this.compression }, invocation, resolve, reject);
       const handle = this.pool.acquire();
       if (handle === undefined) {
         call.fail(new RpcError(RpcErrorCode.NETWORK, `${where} failed: ${this.pool.describeUnavailable()}.`));

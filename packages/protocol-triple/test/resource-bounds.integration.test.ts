@@ -1,0 +1,283 @@
+// Resource bounds of the tri server under hostile clients, measured from outside: the server runs in a child
+// process (test/support/bounds-server.mjs) that reports its own RSS, and is attacked with raw node:http2 and net
+// clients. Bounds asserted (documented in the README's "Resource limits"): peak RSS under 200 MiB for the gzip-bomb
+// and stalled-upload attacks, connections closed by header-timeout / idle-timeout, stalled bodies reset by
+// body-timeout, shutdown within one shutdown-timeout.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import http2, { type ClientHttp2Session, type IncomingHttpHeaders } from 'node:http2';
+import net from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { createTestApp, freePort, type TestApp } from '@weft/test-utils';
+
+const script = fileURLToPath(new URL('./support/bounds-server.mjs', import.meta.url));
+const MIB = 1024 * 1024;
+/** The documented RSS bound of a tri server under the attacks below. */
+const RSS_BOUND = 200 * MIB;
+const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
+const EMPTY_SETTINGS = Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0]);
+
+const children: ChildProcess[] = [];
+const roots: TestApp[] = [];
+const sessions: ClientHttp2Session[] = [];
+const sockets: net.Socket[] = [];
+
+afterEach(async () => {
+  for (const session of sessions.splice(0)) session.destroy();
+  for (const socket of sockets.splice(0)) socket.destroy();
+  for (const child of children.splice(0)) {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = once(child, 'exit');
+      process.kill(child.pid as number, 'SIGKILL');
+      await exited;
+    }
+  }
+  for (const root of roots.splice(0)) root.cleanup();
+});
+
+interface Server {
+  readonly port: number;
+  readonly child: ChildProcess;
+  /** Sends a command and resolves with the next stdout line starting with its name. */
+  ask(command: string): Promise<string[]>;
+}
+
+async function startServer(parameters: Record<string, string | number> = {}): Promise<Server> {
+  const app = createTestApp(['@weft/core', '@weft/protocol-triple'], { prefix: 'weft-tri-bounds' });
+  roots.push(app);
+  const port = await freePort();
+  const child = spawn(process.execPath, [script, app.root, String(port), JSON.stringify(parameters)], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, WEFT_LOG: 'silent' },
+  });
+  children.push(child);
+  let output = '';
+  const waiters: { name: string; resolve: (words: string[]) => void }[] = [];
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    let newline: number;
+    while ((newline = output.indexOf('\n')) >= 0) {
+      const line = output.slice(0, newline);
+      output = output.slice(newline + 1);
+      const words = line.split(' ');
+      const index = waiters.findIndex((w) => w.name === words[0]);
+      if (index >= 0) waiters.splice(index, 1)[0]?.resolve(words);
+    }
+  });
+  let errors = '';
+  child.stderr?.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+  const ask = (command: string) =>
+    new Promise<string[]>((resolve) => {
+      waiters.push({ name: command, resolve });
+      if (command !== 'ready') child.stdin?.write(`${command}\n`);
+    });
+  const ready = ask('ready');
+  const exited = once(child, 'exit').then(() => {
+    throw new Error(`bounds server exited before it was ready:\n${errors}`);
+  });
+  await Promise.race([ready, exited]);
+  return { port, child, ask };
+}
+
+async function rss(server: Server): Promise<{ peak: number; current: number; written: number }> {
+  const [, peak, current, written] = await server.ask('rss');
+  return { peak: Number(peak), current: Number(current), written: Number(written) };
+}
+
+function connect(port: number): ClientHttp2Session {
+  const session = http2.connect(`http://127.0.0.1:${port}`);
+  session.on('error', () => undefined);
+  sessions.push(session);
+  return session;
+}
+
+interface Answer {
+  readonly status: string | undefined;
+  readonly message: string;
+  readonly at: number;
+}
+
+/** One raw gRPC call: writes `frames` (not ending the stream when `end` is false) and resolves with its status. */
+function call(session: ClientHttp2Session, path: string, frames: readonly Buffer[], extra: Record<string, string> = {}, end = true): Promise<Answer> {
+  return new Promise((resolve) => {
+    const stream = session.request({
+      ':method': 'POST',
+      ':path': path,
+      'content-type': 'application/grpc+json',
+      te: 'trailers',
+      ...extra,
+    });
+    let headers: IncomingHttpHeaders = {};
+    const answer = (h: IncomingHttpHeaders) => {
+      if (h['grpc-status'] !== undefined) headers = h;
+    };
+    stream.on('response', answer);
+    stream.on('trailers', answer);
+    stream.on('error', () => undefined);
+    stream.on('data', () => undefined);
+    stream.on('close', () =>
+      resolve({ status: headers['grpc-status'] as string | undefined, message: decodeURIComponent(String(headers['grpc-message'] ?? '')), at: Date.now() }),
+    );
+    for (const frame of frames) stream.write(frame);
+    if (end) stream.end();
+  });
+}
+
+function frame(payload: Buffer, compressed = false): Buffer {
+  const prefix = Buffer.alloc(5);
+  prefix[0] = compressed ? 1 : 0;
+  prefix.writeUInt32BE(payload.length, 1);
+  return Buffer.concat([prefix, payload]);
+}
+
+/** A raw socket's bytes until it closes, and when it closed. */
+function rawConnection(port: number, writes: readonly Buffer[]): Promise<{ readonly closedAfter: number; readonly frameTypes: number[] }> {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const socket = net.connect(port, '127.0.0.1', () => {
+      for (const bytes of writes) socket.write(bytes);
+    });
+    sockets.push(socket);
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      const data = Buffer.concat(chunks);
+      const frameTypes: number[] = [];
+      for (let offset = 0; offset + 9 <= data.length; offset += 9 + data.readUIntBE(offset, 3)) frameTypes.push(data[offset + 3] as number);
+      resolve({ closedAfter: Date.now() - started, frameTypes });
+    });
+  });
+}
+
+const GOAWAY = 7;
+
+describe('tri resource bounds (server in a child process)', () => {
+  it('100 concurrent gzip messages inflating to just under 8 MiB: RSS stays bounded, the caps refuse with RESOURCE_EXHAUSTED, other calls keep working', async () => {
+    const server = await startServer();
+    const bomb = frame(gzipSync(Buffer.alloc(8 * MIB - 1024, 0x20)), true);
+    expect(bomb.length).toBeLessThan(16 * 1024);
+    const before = await rss(server);
+    const connections = [connect(server.port), connect(server.port), connect(server.port), connect(server.port)];
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => call(connections[i % 4] as ClientHttp2Session, '/org.acme.Sink/put', [bomb], { 'grpc-encoding': 'gzip' })),
+    );
+    const after = await rss(server);
+    // The inflated messages are not JSON: those let through fail to decode; the others are refused by a cap.
+    const exhausted = answers.filter((a) => a.status === '8');
+    expect(exhausted.length).toBeGreaterThan(0);
+    expect(exhausted[0]?.message).toMatch(/would pass the cap of \d+ bytes per (connection|server) \(URL key "max-(connection|server)-buffer"/);
+    expect(answers.every((a) => a.status === '8' || a.status === '13' || a.status === '2')).toBe(true);
+    expect(after.peak, `peak RSS ${(after.peak / MIB).toFixed(0)} MiB (before ${(before.current / MIB).toFixed(0)} MiB)`).toBeLessThan(RSS_BOUND);
+    console.log(`[bounds] gzip bomb x100: RSS ${(before.current / MIB).toFixed(0)} -> peak ${(after.peak / MIB).toFixed(0)} MiB; ${exhausted.length} refused`);
+    // The server still answers on the same connections.
+    const ok = await call(connections[0] as ClientHttp2Session, '/org.acme.Sink/put', [frame(Buffer.from('["fine"]'))]);
+    expect(ok.status).toBe('0');
+  }, 20_000);
+
+  it('a message inflating past payload is refused with RESOURCE_EXHAUSTED, without inflating it whole', async () => {
+    const server = await startServer({ payload: MIB });
+    const session = connect(server.port);
+    const answer = await call(session, '/org.acme.Sink/put', [frame(gzipSync(Buffer.alloc(64 * MIB)), true)], { 'grpc-encoding': 'gzip' });
+    expect(answer.status).toBe('8');
+    expect(answer.message).toContain('Decompressed gRPC message exceeds the limit of 1048576 bytes (URL key "payload")');
+    expect((await rss(server)).peak).toBeLessThan(RSS_BOUND);
+  }, 20_000);
+
+  it('an unknown grpc-encoding is UNIMPLEMENTED with the grpc-accept-encoding the server supports', async () => {
+    const server = await startServer();
+    const session = connect(server.port);
+    const headers = await new Promise<IncomingHttpHeaders>((resolve) => {
+      const stream = session.request({ ':method': 'POST', ':path': '/org.acme.Sink/put', 'content-type': 'application/grpc', te: 'trailers', 'grpc-encoding': 'snappy' });
+      stream.on('response', resolve);
+      stream.on('error', () => undefined);
+      stream.end(frame(Buffer.from('["x"]'), true));
+    });
+    expect(headers['grpc-status']).toBe('12');
+    expect(headers['grpc-accept-encoding']).toBe('identity,gzip,deflate');
+    expect(decodeURIComponent(String(headers['grpc-message']))).toContain('Unsupported grpc-encoding "snappy"');
+  });
+
+  it('120 stalled 8 MiB uploads: the caps refuse most at once, body-timeout resets the rest, RSS stays bounded', async () => {
+    const server = await startServer({ 'body-timeout': 300 });
+    const before = await rss(server);
+    const chunk = Buffer.alloc(MIB, 0x20);
+    const prefix = Buffer.alloc(5);
+    prefix.writeUInt32BE(8 * MIB - 16, 1);
+    const connections = [connect(server.port), connect(server.port), connect(server.port), connect(server.port)];
+    const started = Date.now();
+    const answers = await Promise.all(
+      Array.from({ length: 120 }, (_, i) =>
+        call(connections[i % 4] as ClientHttp2Session, '/org.acme.Sink/put', [prefix, chunk, chunk, chunk, chunk, chunk, chunk, chunk], {}, false),
+      ),
+    );
+    const after = await rss(server);
+    const exhausted = answers.filter((a) => a.status === '8');
+    const stalled = answers.filter((a) => a.status === '4');
+    expect(exhausted.length + stalled.length).toBe(120);
+    expect(exhausted.length).toBeGreaterThan(0);
+    expect(stalled.length).toBeGreaterThan(0);
+    expect(stalled[0]?.message).toBe('Request body stalled: no DATA for 300 ms (URL key "body-timeout"); the stream was reset.');
+    expect(Math.max(...stalled.map((a) => a.at - started))).toBeLessThan(5000);
+    expect(after.peak, `peak RSS ${(after.peak / MIB).toFixed(0)} MiB`).toBeLessThan(RSS_BOUND);
+    console.log(`[bounds] 120 stalled uploads: RSS ${(before.current / MIB).toFixed(0)} -> peak ${(after.peak / MIB).toFixed(0)} MiB; ${exhausted.length} refused, ${stalled.length} reset by body-timeout`);
+    const ok = await call(connections[1] as ClientHttp2Session, '/org.acme.Sink/put', [frame(Buffer.from('["fine"]'))]);
+    expect(ok.status).toBe('0');
+  }, 20_000);
+
+  it('idle-timeout closes a connection with no open stream with GOAWAY', async () => {
+    const server = await startServer({ 'idle-timeout': 300 });
+    const result = await rawConnection(server.port, [PREFACE, EMPTY_SETTINGS]);
+    expect(result.frameTypes).toContain(GOAWAY);
+    expect(result.closedAfter).toBeGreaterThanOrEqual(290);
+    expect(result.closedAfter).toBeLessThan(3000);
+  });
+
+  it('header-timeout closes a connection that never completes its preface', async () => {
+    const server = await startServer({ 'header-timeout': 300 });
+    const result = await rawConnection(server.port, [PREFACE]);
+    expect(result.closedAfter).toBeGreaterThanOrEqual(290);
+    expect(result.closedAfter).toBeLessThan(3000);
+  });
+
+  it('header-timeout closes a connection whose header block stays unfinished, with GOAWAY', async () => {
+    const server = await startServer({ 'header-timeout': 300 });
+    // HEADERS on stream 1 without END_HEADERS (`:method POST`), and no CONTINUATION.
+    const unfinished = Buffer.from([0, 0, 1, 1, 0, 0, 0, 0, 1, 0x83]);
+    const result = await rawConnection(server.port, [PREFACE, EMPTY_SETTINGS, unfinished]);
+    expect(result.frameTypes).toContain(GOAWAY);
+    expect(result.closedAfter).toBeGreaterThanOrEqual(290);
+    expect(result.closedAfter).toBeLessThan(3000);
+  });
+
+  it('a busy connection is not idle: calls keep it open past idle-timeout', async () => {
+    const server = await startServer({ 'idle-timeout': 400 });
+    const session = connect(server.port);
+    const closed = once(session, 'close').then(() => Date.now());
+    const started = Date.now();
+    for (let i = 0; i < 8; i++) {
+      expect((await call(session, '/org.acme.Sink/put', [frame(Buffer.from('["x"]'))])).status).toBe('0');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(Date.now() - started).toBeGreaterThan(800);
+    expect(session.closed).toBe(false);
+    expect((await closed) - started).toBeLessThan(800 + 3000);
+  });
+
+  it('shutdown with stalled uploads takes one shutdown-timeout, not two', async () => {
+    const server = await startServer({ 'shutdown-timeout': 1000 });
+    const session = connect(server.port);
+    const prefix = Buffer.alloc(5);
+    prefix.writeUInt32BE(MIB, 1);
+    const pending = Array.from({ length: 10 }, () => call(session, '/org.acme.Sink/put', [prefix, Buffer.alloc(1000)], {}, false));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const [, ms] = await server.ask('shutdown');
+    expect(Number(ms)).toBeGreaterThanOrEqual(950);
+    expect(Number(ms)).toBeLessThan(1000 + 400);
+    await Promise.all(pending);
+  });
+});
