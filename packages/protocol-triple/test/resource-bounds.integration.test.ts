@@ -157,7 +157,7 @@ function rawConnection(port: number, writes: readonly Buffer[]): Promise<{ reado
 const GOAWAY = 7;
 
 describe('tri resource bounds (server in a child process)', () => {
-  it('100 concurrent gzip messages inflating to just under 8 MiB: RSS stays bounded, the caps refuse with RESOURCE_EXHAUSTED, other calls keep working', async () => {
+  it('100 concurrent gzip messages inflating to just under 8 MiB: RSS stays bounded, each is answered, other calls keep working', async () => {
     const server = await startServer();
     const bomb = frame(gzipSync(Buffer.alloc(8 * MIB - 1024, 0x20)), true);
     expect(bomb.length).toBeLessThan(16 * 1024);
@@ -167,11 +167,11 @@ describe('tri resource bounds (server in a child process)', () => {
       Array.from({ length: 100 }, (_, i) => call(connections[i % 4] as ClientHttp2Session, '/org.acme.Sink/put', [bomb], { 'grpc-encoding': 'gzip' })),
     );
     const after = await rss(server);
-    // The inflated messages are not JSON: those let through fail to decode; the others are refused by a cap.
+    // Inflated a few at a time (the rest wait compressed); the inflated text is not JSON, so each fails to decode
+    // (or, past a buffered-bytes cap, is refused with RESOURCE_EXHAUSTED).
     const exhausted = answers.filter((a) => a.status === '8');
-    expect(exhausted.length).toBeGreaterThan(0);
-    expect(exhausted[0]?.message).toMatch(/would pass the cap of \d+ bytes per (connection|server) \(URL key "max-(connection|server)-buffer"/);
-    expect(answers.every((a) => a.status === '8' || a.status === '13' || a.status === '2')).toBe(true);
+    for (const answer of exhausted) expect(answer.message).toMatch(/would pass the cap of \d+ bytes per (connection|server)/);
+    expect(answers.filter((a) => a.status !== '8').every((a) => a.status === '13' && /JSON/.test(a.message))).toBe(true);
     expect(after.peak, `peak RSS ${(after.peak / MIB).toFixed(0)} MiB (before ${(before.current / MIB).toFixed(0)} MiB)`).toBeLessThan(RSS_BOUND);
     console.log(`[bounds] gzip bomb x100: RSS ${(before.current / MIB).toFixed(0)} -> peak ${(after.peak / MIB).toFixed(0)} MiB; ${exhausted.length} refused`);
     // The server still answers on the same connections.
@@ -202,30 +202,28 @@ describe('tri resource bounds (server in a child process)', () => {
     expect(decodeURIComponent(String(headers['grpc-message']))).toContain('Unsupported grpc-encoding "snappy"');
   });
 
-  it('120 stalled 8 MiB uploads: the caps refuse most at once, body-timeout resets the rest, RSS stays bounded', async () => {
+  it('120 stalled 8 MiB uploads (one connection each): the server cap refuses most at once, body-timeout resets the rest, RSS stays bounded', async () => {
     const server = await startServer({ 'body-timeout': 300 });
     const before = await rss(server);
     const chunk = Buffer.alloc(MIB, 0x20);
     const prefix = Buffer.alloc(5);
     prefix.writeUInt32BE(8 * MIB - 16, 1);
-    const connections = [connect(server.port), connect(server.port), connect(server.port), connect(server.port)];
     const started = Date.now();
     const answers = await Promise.all(
-      Array.from({ length: 120 }, (_, i) =>
-        call(connections[i % 4] as ClientHttp2Session, '/org.acme.Sink/put', [prefix, chunk, chunk, chunk, chunk, chunk, chunk, chunk], {}, false),
-      ),
+      Array.from({ length: 120 }, () => call(connect(server.port), '/org.acme.Sink/put', [prefix, chunk, chunk, chunk, chunk, chunk, chunk, chunk], {}, false)),
     );
     const after = await rss(server);
     const exhausted = answers.filter((a) => a.status === '8');
     const stalled = answers.filter((a) => a.status === '4');
     expect(exhausted.length + stalled.length).toBe(120);
     expect(exhausted.length).toBeGreaterThan(0);
+    expect(exhausted[0]?.message).toMatch(/per server \(URL key "max-server-buffer"/);
     expect(stalled.length).toBeGreaterThan(0);
     expect(stalled[0]?.message).toBe('Request body stalled: no DATA for 300 ms (URL key "body-timeout"); the stream was reset.');
-    expect(Math.max(...stalled.map((a) => a.at - started))).toBeLessThan(5000);
+    expect(Math.max(...answers.map((a) => a.at - started))).toBeLessThan(8000);
     expect(after.peak, `peak RSS ${(after.peak / MIB).toFixed(0)} MiB`).toBeLessThan(RSS_BOUND);
     console.log(`[bounds] 120 stalled uploads: RSS ${(before.current / MIB).toFixed(0)} -> peak ${(after.peak / MIB).toFixed(0)} MiB; ${exhausted.length} refused, ${stalled.length} reset by body-timeout`);
-    const ok = await call(connections[1] as ClientHttp2Session, '/org.acme.Sink/put', [frame(Buffer.from('["fine"]'))]);
+    const ok = await call(connect(server.port), '/org.acme.Sink/put', [frame(Buffer.from('["fine"]'))]);
     expect(ok.status).toBe('0');
   }, 20_000);
 

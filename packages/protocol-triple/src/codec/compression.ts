@@ -85,6 +85,8 @@ export interface InflateBudget {
   reserve(bytes: number): boolean;
   /** Why a refused reservation was refused, for the error message. */
   readonly refusal?: () => string;
+  /** Runs an inflation when the server's concurrency allows (a queue, so few messages are inflated at once). */
+  readonly schedule?: <T>(task: () => Promise<T>) => Promise<T>;
 }
 
 /**
@@ -100,6 +102,11 @@ export interface InflateBudget {
  * corrupt or its encoding unknown.
  */
 export function decompress(message: Buffer, encoding: string | undefined, limit: number, budget?: InflateBudget): Promise<Buffer> {
+  const schedule = budget?.schedule;
+  return schedule === undefined ? inflateBounded(message, encoding, limit, budget) : schedule(() => inflateBounded(message, encoding, limit, budget));
+}
+
+function inflateBounded(message: Buffer, encoding: string | undefined, limit: number, budget: InflateBudget | undefined): Promise<Buffer> {
   let inflater: Gunzip | Inflate;
   if (encoding === 'gzip') inflater = createGunzip();
   else if (encoding === 'deflate') inflater = createInflate();

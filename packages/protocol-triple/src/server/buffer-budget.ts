@@ -6,8 +6,8 @@ import type { MessageBudget } from '../stream/inbound-messages.js';
  *
  * @example
  * ```ts
- * const server = new BufferBudget(128 << 20, 'server', 'max-server-buffer');
- * const connection = new BufferBudget(32 << 20, 'connection', 'max-connection-buffer', server);
+ * const server = new BufferBudget(64 << 20, 'server', 'max-server-buffer');
+ * const connection = new BufferBudget(16 << 20, 'connection', 'max-connection-buffer', server);
  * ```
  */
 export class BufferBudget {
@@ -54,7 +54,11 @@ export class CallBuffer implements MessageBudget {
   private refusedBy: BufferBudget | undefined = undefined;
   private refusedBytes = 0;
 
-  constructor(private readonly budget: BufferBudget) {}
+  constructor(
+    private readonly budget: BufferBudget,
+    /** The server's inflation queue. */
+    readonly schedule?: <T>(task: () => Promise<T>) => Promise<T>,
+  ) {}
 
   reserve(bytes: number): boolean {
     const refused = this.budget.reserve(bytes);
@@ -87,4 +91,39 @@ export class CallBuffer implements MessageBudget {
       `(URL key "${by.key}", ${by.used} bytes held by calls not yet consumed); other calls continue.`
     );
   };
+}
+
+/**
+ * A queue running at most `concurrency` tasks at once (the server's inflations: each may produce up to `payload`
+ * bytes, so a burst of compressed messages is inflated a few at a time instead of all together).
+ *
+ * @example
+ * ```ts
+ * const gate = new TaskGate(2);
+ * const inflated = await gate.run(() => inflate(message));
+ * ```
+ */
+export class TaskGate {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly concurrency: number) {}
+
+  readonly run = <T>(task: () => Promise<T>): Promise<T> => {
+    if (this.running < this.concurrency) return this.start(task);
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.push(() => this.start(task).then(resolve, reject));
+    });
+  };
+
+  private start<T>(task: () => Promise<T>): Promise<T> {
+    this.running++;
+    const done = () => {
+      this.running--;
+      this.waiting.shift()?.();
+    };
+    const promise = task();
+    promise.then(done, done);
+    return promise;
+  }
 }

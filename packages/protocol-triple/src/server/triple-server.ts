@@ -21,7 +21,7 @@ import {
   toPlainError,
   type PlainExchange,
 } from './plain-exchange.js';
-import { BufferBudget, CallBuffer } from './buffer-budget.js';
+import { BufferBudget, CallBuffer, TaskGate } from './buffer-budget.js';
 import { SessionGuard } from './session-guard.js';
 import { InflightCounter, type ServerMethod, type TripleExporter } from './triple-exporter.js';
 import { UploadWatch } from './upload-watch.js';
@@ -32,8 +32,8 @@ import { UploadWatch } from './upload-watch.js';
  * @example
  * ```ts
  * const options: TripleServerOptions = { payload: 8 << 20, maxConcurrentStreams: 1000, maxHeaderListSize: 32_768,
- *   resolveFallbackToDefault: true, shutdownTimeout: 10_000, sniffTimeout: 10_000, maxConnectionBuffer: 32 << 20,
- *   maxServerBuffer: 128 << 20, idleTimeout: 180_000, headerTimeout: 10_000, bodyTimeout: 30_000 };
+ *   resolveFallbackToDefault: true, shutdownTimeout: 10_000, sniffTimeout: 10_000, maxConnectionBuffer: 16 << 20,
+ *   maxServerBuffer: 64 << 20, idleTimeout: 180_000, headerTimeout: 10_000, bodyTimeout: 30_000 };
  * ```
  */
 export interface TripleServerOptions {
@@ -102,6 +102,8 @@ export class TripleServer {
   /** The stalled-body timeout (`body-timeout`). */
   readonly uploads: UploadWatch;
   private readonly guards = new WeakMap<Http2Session, SessionGuard>();
+  /** At most two messages are inflated at once (each may produce up to `payload` bytes). */
+  private readonly inflations = new TaskGate(2);
   /** Services by key `[group/]path[:version]`. */
   private readonly byKey = new Map<string, TripleExporter>();
   /** The service answering its bare path (the first export of each path). */
@@ -242,7 +244,7 @@ export class TripleServer {
 
   /** The buffered-bytes account of a new call on `stream`'s connection. */
   bufferFor(stream: ServerHttp2Stream): CallBuffer {
-    return new CallBuffer((stream as GuardedStream)[GUARD]?.budget ?? this.budget);
+    return new CallBuffer((stream as GuardedStream)[GUARD]?.budget ?? this.budget, this.inflations.run);
   }
 
   /**
