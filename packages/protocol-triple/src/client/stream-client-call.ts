@@ -46,6 +46,8 @@ export class StreamClientCall {
   private headers: IncomingHttpHeaders | undefined;
   private trailers: IncomingHttpHeaders | undefined;
   private encoding: string | undefined;
+  /** Set while the single response message is being inflated. */
+  private inflating = false;
   private failure: RpcError | undefined;
   private error: Error | undefined;
   private readonly control: WriteControl = { stopped: false, wake: undefined };
@@ -208,13 +210,15 @@ export class StreamClientCall {
       this.succeed(Result.of(value), trailers);
     };
     if (this.reader?.compressed === true) {
+      // Settled by the inflation, not by the stream's close meanwhile.
+      this.inflating = true;
       decompress(message, this.encoding, this.init.payload).then(complete, (error: unknown) => this.fail(frameFailure(error, this.init.where)));
     } else complete(message);
   }
 
   private closed(): void {
     this.handle?.end();
-    if (this.done) return;
+    if (this.done || this.inflating) return;
     if (this.failure !== undefined) {
       this.fail(this.failure);
       return;

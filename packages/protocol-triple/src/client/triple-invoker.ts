@@ -72,6 +72,8 @@ class ClientCall {
   private headers: IncomingHttpHeaders | undefined = undefined;
   private exceptionCode = 0;
   private encoding: string | undefined = undefined;
+  /** Set while the response message is being inflated. */
+  private inflating = false;
   private failure: RpcError | undefined = undefined;
   private refused = 0;
   private onAbort: (() => void) | undefined = undefined;
@@ -173,6 +175,8 @@ class ClientCall {
       return;
     }
     if (reader?.compressed === true) {
+      // Settled by the inflation, not by the stream's close meanwhile.
+      this.inflating = true;
       decompress(message, this.encoding, this.invoker.payload).then(
         (inflated) => this.complete(inflated, trailers),
         (error: unknown) => this.fail(frameFailure(error, this.where())),
@@ -187,7 +191,7 @@ class ClientCall {
     const stream = this.stream as CallStream;
     stream[CALL] = undefined;
     this.handle?.end();
-    if (this.done) return;
+    if (this.done || this.inflating) return;
     if (this.failure !== undefined) {
       this.fail(this.failure);
       return;
