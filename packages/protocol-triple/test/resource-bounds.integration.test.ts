@@ -278,4 +278,51 @@ describe('tri resource bounds (server in a child process)', () => {
     expect(Number(ms)).toBeLessThan(1000 + 400);
     await Promise.all(pending);
   });
+
+  it('a provider streaming fast to a consumer that reads slowly stays bounded (flow control, the writer awaits drain)', async () => {
+    const server = await startServer();
+    const session = connect(server.port);
+    // feed(100000, 65536): 6.5 GB if the provider were not held back.
+    const stream = session.request({ ':method': 'POST', ':path': '/org.acme.Sink/feed', 'content-type': 'application/grpc+json', te: 'trailers' });
+    stream.on('error', () => undefined);
+    stream.end(frame(Buffer.from('[100000, 65536]')));
+    await once(stream, 'response');
+    let read = 0;
+    for (let i = 0; i < 50; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const chunk = stream.read() as Buffer | null;
+      if (chunk !== null) read += chunk.length;
+    }
+    const { peak, written } = await rss(server);
+    console.log(`[bounds] slow reader: read ${(read / MIB).toFixed(1)} MiB in 1 s, provider produced ${written} replies of 64 KiB, peak RSS ${(peak / MIB).toFixed(0)} MiB`);
+    expect(read).toBeGreaterThan(0);
+    // What was produced is what was read plus the windows and one write buffer, not what the generator could make.
+    expect(written * 65536).toBeLessThan(read + 4 * MIB);
+    expect(peak).toBeLessThan(RSS_BOUND);
+    stream.close(http2.constants.NGHTTP2_CANCEL);
+  });
+
+  it('a consumer writing a client stream to a provider that reads slowly is held back, the provider stays bounded', async () => {
+    const server = await startServer();
+    const session = connect(server.port);
+    const stream = session.request({ ':method': 'POST', ':path': '/org.acme.Sink/slowSum', 'content-type': 'application/grpc+json', te: 'trailers' });
+    stream.on('error', () => undefined);
+    const message = frame(Buffer.from(JSON.stringify(['m'.repeat(65536)])));
+    let sent = 0;
+    const until = Date.now() + 1500;
+    while (Date.now() < until) {
+      sent++;
+      if (!stream.write(message)) {
+        const drained = once(stream, 'drain').then(() => true);
+        const late = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), Math.max(1, until - Date.now())));
+        if (!(await Promise.race([drained, late]))) break;
+      }
+    }
+    const { peak } = await rss(server);
+    console.log(`[bounds] slow provider: the consumer could write ${sent} messages of 64 KiB in 1.5 s, provider peak RSS ${(peak / MIB).toFixed(0)} MiB`);
+    // The provider reads one per 20 ms (~75 in 1.5 s), holds at most 16 unread, and the windows hold a few more.
+    expect(sent).toBeLessThan(75 + 16 + 40);
+    expect(peak).toBeLessThan(RSS_BOUND);
+    stream.close(http2.constants.NGHTTP2_CANCEL);
+  });
 });

@@ -84,7 +84,7 @@ export interface InflateBudget {
   /** Accounts `bytes` more; false refuses them (the inflation stops with RESOURCE_EXHAUSTED). */
   reserve(bytes: number): boolean;
   /** Why a refused reservation was refused, for the error message. */
-  readonly refusal?: () => string;
+  refusal?(): string;
   /** Runs an inflation when the server's concurrency allows (a queue, so few messages are inflated at once). */
   readonly schedule?: <T>(task: () => Promise<T>) => Promise<T>;
 }

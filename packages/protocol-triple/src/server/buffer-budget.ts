@@ -83,14 +83,14 @@ export class CallBuffer implements MessageBudget {
   }
 
   /** The RESOURCE_EXHAUSTED message of the last refusal. */
-  readonly refusal = (): string => {
+  refusal(): string {
     const by = this.refusedBy;
     if (by === undefined) return 'Request refused: the buffered-bytes cap is reached.';
     return (
       `Request refused: ${this.refusedBytes} more buffered bytes would pass the cap of ${by.limit} bytes per ${by.scope} ` +
       `(URL key "${by.key}", ${by.used} bytes held by calls not yet consumed); other calls continue.`
     );
-  };
+  }
 }
 
 /**

@@ -65,6 +65,7 @@ export interface TripleServerOptions {
 
 const GUARD = Symbol('weft.tri.guard');
 type GuardedStream = ServerHttp2Stream & { [GUARD]?: SessionGuard };
+type GuardedSession = ServerHttp2Session & { [GUARD]?: SessionGuard };
 
 function onGuardedStreamClose(this: GuardedStream): void {
   this[GUARD]?.closed();
@@ -101,7 +102,6 @@ export class TripleServer {
   readonly budget: BufferBudget;
   /** The stalled-body timeout (`body-timeout`). */
   readonly uploads: UploadWatch;
-  private readonly guards = new WeakMap<Http2Session, SessionGuard>();
   /** At most two messages are inflated at once (each may produce up to `payload` bytes). */
   private readonly inflations = new TaskGate(2);
   /** Services by key `[group/]path[:version]`. */
@@ -332,7 +332,7 @@ export class TripleServer {
     session.once('close', () => this.sessions.delete(session));
     const socket = session.socket;
     this.remoteAddresses.set(session, formatAddress(socket?.remoteAddress, socket?.remotePort));
-    this.guards.set(session, new SessionGuard(session, this.options, this.budget, this.options.maxConnectionBuffer));
+    (session as GuardedSession)[GUARD] = new SessionGuard(session, this.options, this.budget, this.options.maxConnectionBuffer);
   }
 
   // -------------------------------------------------------------------------------------------------------------
@@ -340,11 +340,11 @@ export class TripleServer {
 
   private onStream(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): void {
     stream.on('error', ignore);
-    const guard = this.guards.get(stream.session as Http2Session);
+    const guard = (stream.session as GuardedSession | undefined)?.[GUARD];
     if (guard !== undefined) {
       guard.opened(stream);
       (stream as GuardedStream)[GUARD] = guard;
-      stream.once('close', onGuardedStreamClose);
+      stream.on('close', onGuardedStreamClose);
     }
     const contentType = headers['content-type'];
     const subtype = contentType === undefined ? undefined : grpcSubtype(contentType);
