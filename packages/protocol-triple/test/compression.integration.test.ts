@@ -2,15 +2,20 @@
 // `grpc.default_compression_algorithm` = gzip calling a Weft provider; a Weft consumer with `compression=gzip`
 // calling a grpc-js server), and Weft to Weft for unary and the three streaming kinds with compressed requests and
 // responses (the provider configured with `compression=gzip`, answering clients that accept it).
+import { fileURLToPath } from 'node:url';
+
 import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { defineService, RpcError } from '@weft/core';
+import { defineService, RpcError, type ServiceImplementation } from '@weft/core';
+import { defineProtoService } from '@weft/serialization-protobuf';
 import { freePort } from '@weft/test-utils';
 
-import { Greeter, greeterImpl, Harness } from './support/harness.js';
+import { Interop as InteropDesc } from './gen/weft/interop/v1/interop_pb.js';
+import { BASE_PACKAGES, Greeter, greeterImpl, Harness } from './support/harness.js';
 
-const harness = new Harness();
+const harness = new Harness([...BASE_PACKAGES, '@weft/serialization-protobuf']);
 const closers: (() => void | Promise<void>)[] = [];
 afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
@@ -160,5 +165,44 @@ describe('Weft ↔ Weft with gzip both ways', () => {
     await expect(consumer.refer(Stream, { url: `tri://127.0.0.1:${port}`, lazy: true, parameters: { compression: 'snappy', lazy: 'true' } })).rejects.toThrow(
       'compression=snappy is not supported; use identity (the default), gzip or deflate.',
     );
+  });
+});
+
+const Interop = defineProtoService(InteropDesc);
+const interopImpl: ServiceImplementation<typeof Interop.methods> = {
+  echo: (request) => ({ text: request.text, payload: request.payload, big: request.big, labels: request.labels }),
+  fail: () => {
+    throw new Error('unused');
+  },
+  sleep: (request) => ({ slept: request.ms }),
+};
+const PROTO = fileURLToPath(new URL('./proto/weft/interop/v1/interop.proto', import.meta.url));
+
+describe('protobuf (IDL) services with gzip', () => {
+  it('Weft to Weft: compressed binary protobuf both ways', async () => {
+    const port = await freePort();
+    const provider = await harness.start('provider');
+    await provider.export(Interop, interopImpl, { protocol: 'tri', port, parameters: { compression: 'gzip' } });
+    const consumer = await harness.start('consumer');
+    const interop = await consumer.refer(Interop, { url: `tri://127.0.0.1:${port}`, retries: 0, parameters: { compression: 'gzip' } });
+    const reply = await interop.echo({ text: 'p'.repeat(100_000), payload: new Uint8Array([1, 2, 3]), big: 7n, labels: { k: 'v' } });
+    expect(reply.text).toBe('p'.repeat(100_000));
+    expect(reply.payload).toStrictEqual(new Uint8Array([1, 2, 3]));
+    expect(reply.big).toBe(7n);
+  });
+
+  it('a grpc-js proto-loader client with gzip calls the Weft IDL provider', async () => {
+    const port = await freePort();
+    const provider = await harness.start('provider');
+    await provider.export(Interop, interopImpl, { protocol: 'tri', port, parameters: { compression: 'gzip' } });
+    const definition = protoLoader.loadSync(PROTO, { longs: String, defaults: true, keepCase: false });
+    const loaded = grpc.loadPackageDefinition(definition) as unknown as { weft: { interop: { v1: { Interop: grpc.ServiceClientConstructor } } } };
+    const client = new loaded.weft.interop.v1.Interop(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), { 'grpc.default_compression_algorithm': GZIP });
+    closers.push(() => client.close());
+    const reply = await new Promise<{ text: string }>((resolve, reject) => {
+      const echo = client['echo'] as (request: object, callback: (error: grpc.ServiceError | null, reply: { text: string }) => void) => void;
+      echo.call(client, { text: 'g'.repeat(50_000) }, (error, value) => (error ? reject(error) : resolve(value)));
+    });
+    expect(reply.text).toBe('g'.repeat(50_000));
   });
 });

@@ -325,4 +325,32 @@ describe('tri resource bounds (server in a child process)', () => {
     expect(peak).toBeLessThan(RSS_BOUND);
     stream.close(http2.constants.NGHTTP2_CANCEL);
   });
+
+  it('body-timeout resets a client stream stuck in the middle of a message, not one resting between messages', async () => {
+    const server = await startServer({ 'body-timeout': 300 });
+    const session = connect(server.port);
+    const whole = frame(Buffer.from(JSON.stringify(['ok'])));
+    // Resting: two whole messages, a pause of 3 × body-timeout, one more, then END_STREAM.
+    const resting = session.request({ ':method': 'POST', ':path': '/org.acme.Sink/slowSum', 'content-type': 'application/grpc+json', te: 'trailers' });
+    let restingStatus: string | undefined;
+    resting.on('trailers', (h) => (restingStatus = h['grpc-status'] as string));
+    resting.on('response', (h) => (restingStatus ??= h['grpc-status'] as string | undefined));
+    resting.on('data', () => undefined);
+    resting.on('error', () => undefined);
+    resting.write(whole);
+    resting.write(whole);
+    // Stuck: a message whose prefix declares 1000 bytes, 10 of them sent.
+    const declared = Buffer.alloc(5);
+    declared.writeUInt32BE(1000, 1);
+    const stuck = call(session, '/org.acme.Sink/slowSum', [whole, declared, Buffer.alloc(10, 0x20)], {}, false);
+    const started = Date.now();
+    const answer = await stuck;
+    expect(answer.status).toBe('4');
+    expect(answer.message).toBe('Request body stalled: no DATA for 300 ms (URL key "body-timeout"); the stream was reset.');
+    expect(answer.at - started).toBeLessThan(2000);
+    await new Promise((resolve) => setTimeout(resolve, 900 - (Date.now() - started)));
+    resting.end(whole);
+    await once(resting, 'close');
+    expect(restingStatus).toBe('0');
+  });
 });
