@@ -14,6 +14,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { createTestApp, freePort, type TestApp } from '@weft/test-utils';
 
+import { Greeter, greeterImpl, Harness } from './support/harness.js';
+
 const script = fileURLToPath(new URL('./support/bounds-server.mjs', import.meta.url));
 const MIB = 1024 * 1024;
 /** The documented RSS bound of a tri server under the attacks below. */
@@ -26,7 +28,10 @@ const roots: TestApp[] = [];
 const sessions: ClientHttp2Session[] = [];
 const sockets: net.Socket[] = [];
 
+const harness = new Harness();
+
 afterEach(async () => {
+  await harness.close();
   for (const session of sessions.splice(0)) session.destroy();
   for (const socket of sockets.splice(0)) socket.destroy();
   for (const child of children.splice(0)) {
@@ -352,5 +357,18 @@ describe('tri resource bounds (server in a child process)', () => {
     resting.end(whole);
     await once(resting, 'close');
     expect(restingStatus).toBe('0');
+  });
+});
+
+describe('idle-timeout and a Weft consumer', () => {
+  it('the consumer calls again after the provider closed its idle connection', async () => {
+    const port = await freePort();
+    const provider = await harness.start('provider');
+    await provider.export(Greeter, greeterImpl(), { protocol: 'tri', port, parameters: { 'idle-timeout': 300 } });
+    const consumer = await harness.start('consumer');
+    const greeter = await consumer.refer(Greeter, { url: `tri://127.0.0.1:${port}`, retries: 0 });
+    expect(await greeter.sayHello('before')).toBe('hello before');
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(await greeter.sayHello('after')).toBe('hello after');
   });
 });
