@@ -162,7 +162,7 @@ describe('Weft ↔ Weft with gzip both ways', () => {
   it('rejects an unknown compression name at refer time', async () => {
     const port = await freePort();
     const consumer = await harness.start('consumer');
-    await expect(consumer.refer(Stream, { url: `tri://127.0.0.1:${port}`, lazy: true, parameters: { compression: 'snappy', lazy: 'true' } })).rejects.toThrow(
+    await expect(consumer.refer(Stream, { url: `tri://127.0.0.1:${port}`, parameters: { compression: 'snappy', lazy: 'true' } })).rejects.toThrow(
       'compression=snappy is not supported; use identity (the default), gzip or deflate.',
     );
   });
