@@ -138,7 +138,8 @@ export class TripleServer {
     this.h1 = http.createServer(
       {
         maxHeaderSize: options.maxHeaderListSize,
-        headersTimeout: options.headerTimeout,
+        // Node requires headersTimeout ≤ requestTimeout (300 s by default).
+        headersTimeout: Math.min(options.headerTimeout, 300_000),
         connectionsCheckingInterval: Math.max(10, Math.min(30_000, options.headerTimeout / 2)),
       },
       (req, res) => this.onHttp1Request(req, res),
