@@ -13,6 +13,7 @@ import { defineProtoService } from '@weft/serialization-protobuf';
 import { freePort } from '@weft/test-utils';
 
 import { Interop as InteropDesc } from './gen/weft/interop/v1/interop_pb.js';
+import { Streamer as StreamerDesc } from './gen/weft/interop/v1/streaming_pb.js';
 import { BASE_PACKAGES, Greeter, greeterImpl, Harness } from './support/harness.js';
 
 const harness = new Harness([...BASE_PACKAGES, '@weft/serialization-protobuf']);
@@ -204,5 +205,46 @@ describe('protobuf (IDL) services with gzip', () => {
       echo.call(client, { text: 'g'.repeat(50_000) }, (error, value) => (error ? reject(error) : resolve(value)));
     });
     expect(reply.text).toBe('g'.repeat(50_000));
+  });
+});
+
+const Streamer = defineProtoService(StreamerDesc);
+const streamerImpl: ServiceImplementation<typeof Streamer.methods> = {
+  async *lotsOfReplies(request) {
+    for (let i = 0; i < request.count; i++) yield { text: `${request.text} #${i}`, index: i, padding: new Uint8Array(request.padding) };
+  },
+  async record(requests) {
+    const texts: string[] = [];
+    for await (const request of requests) texts.push(request.text);
+    return { count: texts.length, texts: texts.join(',') };
+  },
+  async *chat(requests) {
+    let index = 0;
+    for await (const request of requests) yield { text: request.text.toUpperCase(), index: index++, padding: new Uint8Array(0) };
+  },
+};
+
+describe('protobuf streaming with gzip, Weft to Weft', () => {
+  it('server, client and bidi streams carry compressed protobuf both ways', async () => {
+    const port = await freePort();
+    const provider = await harness.start('provider');
+    await provider.export(Streamer, streamerImpl, { protocol: 'tri', port, parameters: { compression: 'gzip' } });
+    const consumer = await harness.start('consumer');
+    const streamer = await consumer.refer(Streamer, { url: `tri://127.0.0.1:${port}`, retries: 0, timeout: 10_000, parameters: { compression: 'gzip' } });
+    const replies: string[] = [];
+    for await (const reply of streamer.lotsOfReplies({ text: 'r', count: 4, padding: 20_000 })) {
+      expect(reply.padding.length).toBe(20_000);
+      replies.push(reply.text);
+    }
+    expect(replies).toEqual(['r #0', 'r #1', 'r #2', 'r #3']);
+    const requests = async function* () {
+      for (const text of ['a', 'b', 'c']) yield { text: text.repeat(10_000) };
+    };
+    const summary = await streamer.record(requests());
+    expect(summary.count).toBe(3);
+    expect(summary.texts).toBe(['a', 'b', 'c'].map((t) => t.repeat(10_000)).join(','));
+    const chat: string[] = [];
+    for await (const reply of streamer.chat(requests())) chat.push(reply.text.slice(0, 2));
+    expect(chat).toEqual(['AA', 'BB', 'CC']);
   });
 });
