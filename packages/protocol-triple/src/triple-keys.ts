@@ -80,8 +80,8 @@ export const TripleDefaults = {
   /** Dubbo's client `heartbeat`. */
   HEARTBEAT: 60_000,
   COMPRESSION: 'identity',
-  /** 16 MiB: two messages of the default `payload`. */
-  MAX_CONNECTION_BUFFER: 16 * 1024 * 1024,
+  /** 32 MiB: four messages of the default `payload`. */
+  MAX_CONNECTION_BUFFER: 32 * 1024 * 1024,
   /** 64 MiB. */
   MAX_SERVER_BUFFER: 64 * 1024 * 1024,
   /** 180 s: Dubbo's server idle close (3 × `heartbeat`). */

@@ -105,7 +105,7 @@ describe('README', () => {
       [TripleKeys.RECONNECT_MAX_BACKOFF]: `\`${TripleDefaults.RECONNECT_MAX_BACKOFF}\``,
       [TripleKeys.HEARTBEAT]: `\`${TripleDefaults.HEARTBEAT}\``,
       [TripleKeys.COMPRESSION]: `\`${TripleDefaults.COMPRESSION}\``,
-      [TripleKeys.MAX_CONNECTION_BUFFER]: `\`${TripleDefaults.MAX_CONNECTION_BUFFER}\` (16 MiB)`,
+      [TripleKeys.MAX_CONNECTION_BUFFER]: `\`${TripleDefaults.MAX_CONNECTION_BUFFER}\` (32 MiB)`,
       [TripleKeys.MAX_SERVER_BUFFER]: `\`${TripleDefaults.MAX_SERVER_BUFFER}\` (64 MiB)`,
       [TripleKeys.IDLE_TIMEOUT]: `\`${TripleDefaults.IDLE_TIMEOUT}\``,
       [TripleKeys.HEADER_TIMEOUT]: `\`${TripleDefaults.HEADER_TIMEOUT}\``,

@@ -232,6 +232,24 @@ describe('tri resource bounds (server in a child process)', () => {
     expect(ok.status).toBe('0');
   }, 20_000);
 
+  it('max-connection-buffer refuses the call that passes it on that connection; the others keep working', async () => {
+    const server = await startServer({ 'max-connection-buffer': 1024 * 1024, 'body-timeout': 1000 });
+    const session = connect(server.port);
+    const prefix = Buffer.alloc(5);
+    prefix.writeUInt32BE(900_000, 1);
+    const first = call(session, '/org.acme.Sink/put', [prefix, Buffer.alloc(600_000, 0x20)], {}, false);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const second = await call(session, '/org.acme.Sink/put', [prefix, Buffer.alloc(600_000, 0x20)], {}, false);
+    expect(second.status).toBe('8');
+    expect(second.message).toMatch(/^Request refused: \d+ more buffered bytes would pass the cap of 1048576 bytes per connection \(URL key "max-connection-buffer", \d+ bytes held by calls not yet consumed\); other calls continue\.$/);
+    // Another connection is not affected, nor a small call on this one.
+    expect((await call(session, '/org.acme.Sink/put', [frame(Buffer.from('["small"]'))])).status).toBe('0');
+    // On another connection the same upload is accepted (and, never finished, reset later by body-timeout).
+    const elsewhere = await call(connect(server.port), '/org.acme.Sink/put', [prefix, Buffer.alloc(600_000, 0x20)], {}, false);
+    expect(elsewhere.status).toBe('4');
+    expect((await first).status).toBe('4');
+  });
+
   it('idle-timeout closes a connection with no open stream with GOAWAY', async () => {
     const server = await startServer({ 'idle-timeout': 300 });
     const result = await rawConnection(server.port, [PREFACE, EMPTY_SETTINGS]);

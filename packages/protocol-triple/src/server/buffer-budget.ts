@@ -7,7 +7,7 @@ import type { MessageBudget } from '../stream/inbound-messages.js';
  * @example
  * ```ts
  * const server = new BufferBudget(64 << 20, 'server', 'max-server-buffer');
- * const connection = new BufferBudget(16 << 20, 'connection', 'max-connection-buffer', server);
+ * const connection = new BufferBudget(32 << 20, 'connection', 'max-connection-buffer', server);
  * ```
  */
 export class BufferBudget {

@@ -21,7 +21,7 @@ const HEADER_DEBUG = Buffer.from('weft: header timeout', 'latin1');
  *
  * @example
  * ```ts
- * const guard = new SessionGuard(session, { idleTimeout: 180_000, headerTimeout: 10_000 }, serverBudget, 16 << 20);
+ * const guard = new SessionGuard(session, { idleTimeout: 180_000, headerTimeout: 10_000 }, serverBudget, 32 << 20);
  * guard.opened(stream);
  * ```
  */

@@ -32,7 +32,7 @@ import { UploadWatch } from './upload-watch.js';
  * @example
  * ```ts
  * const options: TripleServerOptions = { payload: 8 << 20, maxConcurrentStreams: 1000, maxHeaderListSize: 32_768,
- *   resolveFallbackToDefault: true, shutdownTimeout: 10_000, sniffTimeout: 10_000, maxConnectionBuffer: 16 << 20,
+ *   resolveFallbackToDefault: true, shutdownTimeout: 10_000, sniffTimeout: 10_000, maxConnectionBuffer: 32 << 20,
  *   maxServerBuffer: 64 << 20, idleTimeout: 180_000, headerTimeout: 10_000, bodyTimeout: 30_000 };
  * ```
  */
