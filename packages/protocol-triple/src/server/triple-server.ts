@@ -102,8 +102,8 @@ export class TripleServer {
   readonly budget: BufferBudget;
   /** The stalled-body timeout (`body-timeout`). */
   readonly uploads: UploadWatch;
-  /** At most two messages are inflated at once (each may produce up to `payload` bytes). */
-  private readonly inflations = new TaskGate(2);
+  /** One message is inflated at a time (each may produce up to `payload` bytes; a burst of small bombs waits compressed). */
+  private readonly inflations = new TaskGate(1);
   /** Services by key `[group/]path[:version]`. */
   private readonly byKey = new Map<string, TripleExporter>();
   /** The service answering its bare path (the first export of each path). */
