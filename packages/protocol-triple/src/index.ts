@@ -42,3 +42,7 @@ export {
   type InboundHeaders,
 } from './codec/attachment-headers.js';
 export { TripleDefaults, TripleHeaders, TripleKeys } from './triple-keys.js';
+export { accepts, encodeCompressedFrame, type InflateBudget } from './codec/compression.js';
+export { BufferBudget, CallBuffer, TaskGate } from './server/buffer-budget.js';
+export { UploadWatch, type Upload } from './server/upload-watch.js';
+export type { MessageBudget } from './stream/inbound-messages.js';

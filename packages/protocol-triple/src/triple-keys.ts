@@ -50,6 +50,18 @@ export const TripleKeys = {
   CORS_ALLOW_CREDENTIALS: 'cors-allow-credentials',
   /** How long browsers may cache a preflight answer, in seconds (`Access-Control-Max-Age`). */
   CORS_MAX_AGE: 'cors-max-age',
+  /** `grpc-encoding` of sent messages: `identity` (default), `gzip` or `deflate`. Client: requests; server: responses to clients that accept it. */
+  COMPRESSION: 'compression',
+  /** Cap on bytes buffered and not yet consumed per connection (raw and inflated request messages), in bytes. */
+  MAX_CONNECTION_BUFFER: 'max-connection-buffer',
+  /** Cap on bytes buffered and not yet consumed on the whole server, in bytes. */
+  MAX_SERVER_BUFFER: 'max-server-buffer',
+  /** How long an HTTP/2 connection may have no open stream before GOAWAY and close, in ms. */
+  IDLE_TIMEOUT: 'idle-timeout',
+  /** How long the HTTP/2 preface or a request's header block may stay unfinished, in ms. */
+  HEADER_TIMEOUT: 'header-timeout',
+  /** How long a request body may make no progress before the stream is reset, in ms. */
+  BODY_TIMEOUT: 'body-timeout',
 } as const;
 
 /**
@@ -87,6 +99,15 @@ export const TripleDefaults = {
   CORS_ALLOW_CREDENTIALS: false,
   /** 10 minutes. */
   CORS_MAX_AGE: 600,
+  COMPRESSION: 'identity',
+  /** 32 MiB: four messages of the default `payload`. */
+  MAX_CONNECTION_BUFFER: 32 * 1024 * 1024,
+  /** 64 MiB. */
+  MAX_SERVER_BUFFER: 64 * 1024 * 1024,
+  /** 180 s: Dubbo's server idle close (3 × `heartbeat`). */
+  IDLE_TIMEOUT: 180_000,
+  HEADER_TIMEOUT: 10_000,
+  BODY_TIMEOUT: 30_000,
 } as const;
 
 /**

@@ -111,6 +111,7 @@ export class TripleProtocol extends Protocol {
     const plain = idl === undefined ? this.codecOf(url) : undefined;
     plain?.prepare?.(service);
     const codec = plain ?? this.idlCodecOf(url, idl as string, idlFormatOf(url, idl as string));
+    const compression = compressionOf(url);
     const pool = this.poolFor(url);
     const invoker = new TripleInvoker({
       service,
@@ -118,6 +119,7 @@ export class TripleProtocol extends Protocol {
       pool,
       codec,
       payload: url.getPositiveParameter(TripleKeys.PAYLOAD, TripleDefaults.PAYLOAD),
+      compression,
     });
     if (!url.getParameter(TripleKeys.LAZY, TripleDefaults.LAZY)) {
       await pool.ready(url.getPositiveParameter(TripleKeys.CONNECT_TIMEOUT, TripleDefaults.CONNECT_TIMEOUT));
@@ -204,6 +206,15 @@ export class TripleProtocol extends Protocol {
 
   private async unexport(exporter: TripleExporter, server: TripleServer): Promise<void> {
     server.remove(exporter);
+    if (server.isEmpty) {
+      // The last service: the server's graceful close is the one wait (bounded by one shutdown-timeout in total).
+      try {
+        await this.closeServer(server);
+      } finally {
+        await exporter.invoker.destroy();
+      }
+      return;
+    }
     const drained = await exporter.inflight.whenIdle(server.options.shutdownTimeout);
     if (!drained) {
       safeLog(this.logger, 'warn', `tri: unexport of ${exporter.key}: ${exporter.inflight.count} call(s) still in flight; unexporting anyway.`);
@@ -271,7 +282,24 @@ function serverOptions(url: URL): TripleServerOptions {
       url.getPositiveParameter(TripleKeys.CORS_MAX_AGE, TripleDefaults.CORS_MAX_AGE),
       `export(${url.getServiceKey() ?? url.path})`,
     ),
+    compression: compressionOf(url),
+    maxConnectionBuffer: url.getPositiveParameter(TripleKeys.MAX_CONNECTION_BUFFER, TripleDefaults.MAX_CONNECTION_BUFFER),
+    maxServerBuffer: url.getPositiveParameter(TripleKeys.MAX_SERVER_BUFFER, TripleDefaults.MAX_SERVER_BUFFER),
+    idleTimeout: url.getPositiveParameter(TripleKeys.IDLE_TIMEOUT, TripleDefaults.IDLE_TIMEOUT),
+    headerTimeout: url.getPositiveParameter(TripleKeys.HEADER_TIMEOUT, TripleDefaults.HEADER_TIMEOUT),
+    bodyTimeout: url.getPositiveParameter(TripleKeys.BODY_TIMEOUT, TripleDefaults.BODY_TIMEOUT),
   };
+}
+
+/** The `compression` key: `identity` (none), `gzip` or `deflate`. @throws `ExtensionError` for another name. */
+function compressionOf(url: URL): string | undefined {
+  const name = url.getParameter(TripleKeys.COMPRESSION, TripleDefaults.COMPRESSION);
+  if (name === 'identity' || name === '') return undefined;
+  if (name === 'gzip' || name === 'deflate') return name;
+  throw new ExtensionError(
+    ExtensionErrorCode.INVALID_PARAMETER,
+    `${url.getServiceKey() ?? url.path}: compression=${name} is not supported; use identity (the default), gzip or deflate.`,
+  );
 }
 
 /** The `IdlSerialization` name of an IDL service (the first IDL method's), or `undefined` for other services. */

@@ -133,6 +133,12 @@ describe('README', () => {
       [TripleKeys.CORS_ALLOWED_ORIGINS]: 'none (CORS off)',
       [TripleKeys.CORS_ALLOW_CREDENTIALS]: `\`${TripleDefaults.CORS_ALLOW_CREDENTIALS}\``,
       [TripleKeys.CORS_MAX_AGE]: `\`${TripleDefaults.CORS_MAX_AGE}\``,
+      [TripleKeys.COMPRESSION]: `\`${TripleDefaults.COMPRESSION}\``,
+      [TripleKeys.MAX_CONNECTION_BUFFER]: `\`${TripleDefaults.MAX_CONNECTION_BUFFER}\` (32 MiB)`,
+      [TripleKeys.MAX_SERVER_BUFFER]: `\`${TripleDefaults.MAX_SERVER_BUFFER}\` (64 MiB)`,
+      [TripleKeys.IDLE_TIMEOUT]: `\`${TripleDefaults.IDLE_TIMEOUT}\``,
+      [TripleKeys.HEADER_TIMEOUT]: `\`${TripleDefaults.HEADER_TIMEOUT}\``,
+      [TripleKeys.BODY_TIMEOUT]: `\`${TripleDefaults.BODY_TIMEOUT}\``,
     };
     expect(Object.keys(defaults).sort()).toEqual(Object.values(TripleKeys).sort());
     const rows = readme.split('\n').filter((line) => line.startsWith('| `'));

@@ -108,6 +108,12 @@ const ROWS: readonly (readonly [string, string | readonly string[], boolean?])[]
   ['cors-allowed-origins', TRIPLE],
   ['cors-allow-credentials', TRIPLE],
   ['cors-max-age', TRIPLE],
+  ['compression', TRIPLE],
+  ['max-connection-buffer', TRIPLE],
+  ['max-server-buffer', TRIPLE],
+  ['idle-timeout', TRIPLE],
+  ['header-timeout', TRIPLE],
+  ['body-timeout', TRIPLE],
   // Registries and override rules
   ['dynamic', [CORE, EMBEDDED, ZOOKEEPER]],
   ['enabled', CORE],

@@ -3,6 +3,7 @@ import http2, { type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:ht
 import { Result, RpcError, RpcErrorCode, StreamPort, isStreamSource, type Invocation, type MethodDescriptor, type StreamKind } from '@weft/core/spi';
 
 import { readAttachmentHeaders } from '../codec/attachment-headers.js';
+import { encodeCompressedFrame } from '../codec/compression.js';
 import { decompress, encodeFrame, FrameError, GrpcMessageReader, isSupportedEncoding } from '../codec/grpc-frame.js';
 import { GrpcStatus, httpStatusToGrpc, rpcErrorCodeFromWire } from '../codec/grpc-status.js';
 import type { TripleCodec } from '../codec/triple-codec.js';
@@ -22,6 +23,8 @@ export interface StreamClientInit {
   readonly where: string;
   readonly method: { readonly name: string; readonly descriptor: MethodDescriptor | undefined };
   readonly kind: StreamKind;
+  /** `grpc-encoding` of the requests (`undefined`: identity). */
+  readonly compression?: string | undefined;
 }
 
 /**
@@ -43,6 +46,8 @@ export class StreamClientCall {
   private headers: IncomingHttpHeaders | undefined;
   private trailers: IncomingHttpHeaders | undefined;
   private encoding: string | undefined;
+  /** Set while the single response message is being inflated. */
+  private inflating = false;
   private failure: RpcError | undefined;
   private error: Error | undefined;
   private readonly control: WriteControl = { stopped: false, wake: undefined };
@@ -90,7 +95,8 @@ export class StreamClientCall {
     if (kind === 'server') {
       let frame: Buffer;
       try {
-        frame = encodeFrame(this.checkSize(codec.encodeArguments(this.invocation.args, method.descriptor)));
+        const message = this.checkSize(codec.encodeArguments(this.invocation.args, method.descriptor));
+        frame = this.init.compression === undefined ? encodeFrame(message) : encodeCompressedFrame(message, this.init.compression);
       } catch (error) {
         this.abandon(RpcError.from(error, RpcErrorCode.SERIALIZATION));
         return;
@@ -107,7 +113,7 @@ export class StreamClientCall {
       );
       return;
     }
-    writeMessages(stream, toAsync(requests), (value) => this.checkSize(codec.encodeArguments([value], method.descriptor)), this.control).then(
+    writeMessages(stream, toAsync(requests), (value) => this.checkSize(codec.encodeArguments([value], method.descriptor)), this.control, undefined, this.init.compression).then(
       () => {
         if (!stream.destroyed && !this.control.stopped) stream.end();
       },
@@ -214,13 +220,15 @@ export class StreamClientCall {
       this.succeed(Result.of(value), trailers);
     };
     if (this.reader?.compressed === true) {
+      // Settled by the inflation, not by the stream's close meanwhile.
+      this.inflating = true;
       decompress(message, this.encoding, this.init.payload).then(complete, (error: unknown) => this.fail(frameFailure(error, this.init.where)));
     } else complete(message);
   }
 
   private closed(): void {
     this.handle?.end();
-    if (this.done) return;
+    if (this.done || this.inflating) return;
     if (this.failure !== undefined) {
       this.fail(this.failure);
       return;

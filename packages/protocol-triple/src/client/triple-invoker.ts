@@ -4,6 +4,7 @@ import { AbstractInvoker, DeadlineWheel, type DeadlineEntry, Result, RpcError, R
 
 import { readAttachmentHeaders, writeAttachmentHeaders } from '../codec/attachment-headers.js';
 import type { SessionHandle, TripleConnectionPool } from './connection-pool.js';
+import { ACCEPT_ENCODING, encodeCompressedFrame } from '../codec/compression.js';
 import { decompress, encodeFrame, FrameError, GrpcMessageReader, isSupportedEncoding } from '../codec/grpc-frame.js';
 import { formatGrpcTimeout, GrpcStatus, httpStatusToGrpc, rpcErrorCodeFromWire } from '../codec/grpc-status.js';
 import type { TripleCodec } from '../codec/triple-codec.js';
@@ -71,6 +72,8 @@ class ClientCall {
   private headers: IncomingHttpHeaders | undefined = undefined;
   private exceptionCode = 0;
   private encoding: string | undefined = undefined;
+  /** Set while the response message is being inflated. */
+  private inflating = false;
   private failure: RpcError | undefined = undefined;
   private refused = 0;
   private onAbort: (() => void) | undefined = undefined;
@@ -172,6 +175,8 @@ class ClientCall {
       return;
     }
     if (reader?.compressed === true) {
+      // Settled by the inflation, not by the stream's close meanwhile.
+      this.inflating = true;
       decompress(message, this.encoding, this.invoker.payload).then(
         (inflated) => this.complete(inflated, trailers),
         (error: unknown) => this.fail(frameFailure(error, this.where())),
@@ -186,7 +191,7 @@ class ClientCall {
     const stream = this.stream as CallStream;
     stream[CALL] = undefined;
     this.handle?.end();
-    if (this.done) return;
+    if (this.done || this.inflating) return;
     if (this.failure !== undefined) {
       this.fail(this.failure);
       return;
@@ -295,6 +300,8 @@ export interface TripleInvokerInit {
   readonly codec: TripleCodec;
   /** Maximum response message size, in bytes. */
   readonly payload: number;
+  /** `grpc-encoding` of the requests (`compression` key; `undefined`: identity). */
+  readonly compression?: string | undefined;
 }
 
 /**
@@ -324,6 +331,8 @@ export class TripleInvoker extends AbstractInvoker {
   readonly codec: TripleCodec;
   /** Maximum response message size, in bytes. */
   readonly payload: number;
+  /** `grpc-encoding` of the requests (`undefined`: identity). */
+  readonly compression: string | undefined;
   private readonly service: ServiceDefinition;
   private readonly pool: TripleConnectionPool;
   private readonly clientMethods = new Map<string, ClientMethod>();
@@ -338,6 +347,7 @@ export class TripleInvoker extends AbstractInvoker {
     this.pool = init.pool;
     this.codec = init.codec;
     this.payload = init.payload;
+    this.compression = init.compression;
     this.address = init.pool.options.address;
     this.serviceName = url.getServiceKey() ?? init.service.name;
     const headers: Record<string, string> = {
@@ -346,7 +356,9 @@ export class TripleInvoker extends AbstractInvoker {
       ':authority': this.address,
       'content-type': init.codec.contentType,
       te: 'trailers',
+      [TripleHeaders.GRPC_ACCEPT_ENCODING]: ACCEPT_ENCODING,
     };
+    if (init.compression !== undefined) headers[TripleHeaders.GRPC_ENCODING] = init.compression;
     const group = url.getGroup();
     const version = url.getVersion();
     const application = url.getApplication();
@@ -377,7 +389,7 @@ export class TripleInvoker extends AbstractInvoker {
       const message = this.codec.encodeArguments(invocation.args, method.descriptor);
       // Refused here rather than by the provider (which would answer RESOURCE_EXHAUSTED after the upload).
       if (message.length > this.payload) return Promise.reject(this.overLimit(method.name, message.length));
-      frame = encodeFrame(message);
+      frame = this.compression === undefined ? encodeFrame(message) : encodeCompressedFrame(message, this.compression);
     } catch (error) {
       return Promise.reject(RpcError.from(error, RpcErrorCode.SERIALIZATION));
     }
@@ -393,7 +405,7 @@ export class TripleInvoker extends AbstractInvoker {
   private invokeStream(invocation: Invocation, method: ClientMethod, kind: StreamKind): Promise<Result> {
     return new Promise<Result>((resolve, reject) => {
       const where = `Call ${this.serviceName}.${method.name}() to ${this.address}`;
-      const call = new StreamClientCall({ codec: this.codec, payload: this.payload, where, method, kind }, invocation, resolve, reject);
+      const call = new StreamClientCall({ codec: this.codec, payload: this.payload, where, method, kind, compression: this.compression }, invocation, resolve, reject);
       const handle = this.pool.acquire();
       if (handle === undefined) {
         call.fail(new RpcError(RpcErrorCode.NETWORK, `${where} failed: ${this.pool.describeUnavailable()}.`));

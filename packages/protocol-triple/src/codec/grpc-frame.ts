@@ -1,7 +1,8 @@
-import { promisify } from 'node:util';
-import { gunzip, inflate } from 'node:zlib';
-
+import { FrameError } from './grpc-frame-error.js';
 import { GrpcStatus } from './grpc-status.js';
+
+export { FrameError } from './grpc-frame-error.js';
+export { ACCEPT_ENCODING, decompress, isSupportedEncoding, SUPPORTED_ENCODINGS } from './compression.js';
 
 const EMPTY = Buffer.alloc(0);
 
@@ -29,25 +30,6 @@ export function encodeFrame(payload: Uint8Array): Buffer {
   frame.writeUInt32BE(payload.length, 1);
   frame.set(payload, FRAME_HEADER_LENGTH);
   return frame;
-}
-
-/**
- * A malformed or refused gRPC message, with the `grpc-status` to answer it with.
- *
- * @example
- * ```ts
- * try { reader.push(chunk); } catch (error) { if (error instanceof FrameError) fail(error.status, error.message); }
- * ```
- */
-export class FrameError extends Error {
-  constructor(
-    /** `INTERNAL` for malformed framing, `RESOURCE_EXHAUSTED` for a message over the size limit. */
-    readonly status: GrpcStatus,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'FrameError';
-  }
 }
 
 /**
@@ -91,6 +73,11 @@ export class GrpcMessageReader {
     private readonly maxMessages = 1,
     private readonly onMessage?: (message: Buffer, compressed: boolean) => void,
   ) {}
+
+  /** Whether a message has begun but is not complete (part of its prefix or body was read). */
+  get partial(): boolean {
+    return this.got >= 0 || this.headerRead > 0;
+  }
 
   /**
    * Consumes one DATA chunk.
@@ -178,62 +165,4 @@ export class GrpcMessageReader {
       this.compressed = compressed;
     }
   }
-}
-
-const gunzipAsync = promisify(gunzip);
-const inflateAsync = promisify(inflate);
-
-/**
- * `grpc-encoding` names this implementation decompresses (it always sends `identity`).
- *
- * @example
- * ```ts
- * SUPPORTED_ENCODINGS.includes('gzip'); // true
- * ```
- */
-export const SUPPORTED_ENCODINGS: readonly string[] = ['identity', 'gzip', 'deflate'];
-
-/**
- * The `grpc-accept-encoding` value a server advertises when it refuses an unknown `grpc-encoding`.
- *
- * @example
- * ```ts
- * ACCEPT_ENCODING; // 'identity,gzip,deflate'
- * ```
- */
-export const ACCEPT_ENCODING = SUPPORTED_ENCODINGS.join(',');
-
-/**
- * Whether a `grpc-encoding` value (absent means identity) can be decoded.
- *
- * @example
- * ```ts
- * isSupportedEncoding('snappy'); // false: answered with UNIMPLEMENTED
- * ```
- */
-export function isSupportedEncoding(encoding: string | undefined): boolean {
-  return encoding === undefined || SUPPORTED_ENCODINGS.includes(encoding);
-}
-
-/**
- * Decompresses a message that was sent with the compressed flag, bounding the inflated size by `limit`.
- *
- * @example
- * ```ts
- * const message = reader.compressed ? await decompress(reader.message, 'gzip', payload) : reader.message;
- * ```
- *
- * @throws FrameError RESOURCE_EXHAUSTED when the inflated message exceeds `limit`, INTERNAL when it is corrupt.
- */
-export async function decompress(message: Buffer, encoding: string | undefined, limit: number): Promise<Buffer> {
-  try {
-    if (encoding === 'gzip') return await gunzipAsync(message, { maxOutputLength: limit });
-    if (encoding === 'deflate') return await inflateAsync(message, { maxOutputLength: limit });
-  } catch (error) {
-    if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) {
-      throw new FrameError(GrpcStatus.RESOURCE_EXHAUSTED, `Decompressed gRPC message exceeds the limit of ${limit} bytes (URL key "payload").`);
-    }
-    throw new FrameError(GrpcStatus.INTERNAL, `Corrupt ${encoding} gRPC message: ${(error as Error).message}`);
-  }
-  throw new FrameError(GrpcStatus.INTERNAL, `Cannot decompress a gRPC message with grpc-encoding "${encoding ?? 'identity'}".`);
 }

@@ -3,12 +3,15 @@ import http2, { type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:ht
 import { Invocation, Result, RpcError, RpcErrorCode } from '@weft/core/spi';
 
 import { writeAttachmentHeaders } from '../codec/attachment-headers.js';
-import { ACCEPT_ENCODING, decompress, encodeFrame, FrameError, GrpcMessageReader } from '../codec/grpc-frame.js';
+import { ACCEPT_ENCODING, decompress, encodeCompressedFrame } from '../codec/compression.js';
+import { encodeFrame, FrameError, GrpcMessageReader } from '../codec/grpc-frame.js';
 import { BIZ_EXCEPTION_CODE, encodeGrpcMessage, GrpcStatus, grpcStatusOf } from '../codec/grpc-status.js';
 import type { TripleCodec } from '../codec/triple-codec.js';
 import { TripleHeaders } from '../triple-keys.js';
+import type { CallBuffer } from './buffer-budget.js';
 import type { ServerMethod, TripleExporter } from './triple-exporter.js';
 import type { TripleServer } from './triple-server.js';
+import type { Upload } from './upload-watch.js';
 
 const { NGHTTP2_NO_ERROR } = http2.constants;
 
@@ -50,10 +53,12 @@ function onWantTrailers(this: CallStream): void {
  * One gRPC unary call on the server: reads the request message, dispatches the invocation through the exported
  * invoker and writes the response (HEADERS, one DATA message, trailers) or a trailers-only status.
  */
-export class GrpcServerCall {
+export class GrpcServerCall implements Upload {
   /** Trailers sent when the response message has been written. */
   trailers: Readonly<Record<string, string>> = OK_TRAILERS;
+  lastProgress = Date.now();
   private readonly reader: GrpcMessageReader;
+  private readonly buffer: CallBuffer;
   private invocation: Invocation | undefined;
   /** Set once a response (or a refusal) was started: later events are ignored. */
   private answered = false;
@@ -75,6 +80,8 @@ export class GrpcServerCall {
     // In flight from its headers on: an unexport or a shutdown waits for calls still uploading their message too.
     exporter.inflight.enter();
     server.inflight.enter();
+    this.buffer = server.bufferFor(stream);
+    server.uploads.add(this);
     stream[CALL] = this;
     stream.on('data', onCallData);
     stream.on('end', onCallEnd);
@@ -83,6 +90,11 @@ export class GrpcServerCall {
 
   data(chunk: Buffer): void {
     if (this.answered) return;
+    this.lastProgress = Date.now();
+    if (!this.buffer.reserve(chunk.length)) {
+      this.refuse(new FrameError(GrpcStatus.RESOURCE_EXHAUSTED, this.buffer.refusal()));
+      return;
+    }
     try {
       this.reader.push(chunk);
     } catch (error) {
@@ -91,6 +103,7 @@ export class GrpcServerCall {
   }
 
   end(): void {
+    this.server.uploads.delete(this);
     if (this.answered) return;
     try {
       this.reader.end();
@@ -104,7 +117,7 @@ export class GrpcServerCall {
       return;
     }
     if (this.reader.compressed) {
-      decompress(message, this.encoding, this.server.options.payload).then(
+      decompress(message, this.encoding, this.server.options.payload, this.buffer).then(
         (inflated) => this.dispatch(inflated),
         (error: unknown) => this.refuse(error),
       );
@@ -115,12 +128,21 @@ export class GrpcServerCall {
 
   /** The stream closed: if the call is still running, the consumer cancelled it. */
   closed(): void {
+    this.server.uploads.delete(this);
+    this.buffer.releaseAll();
     this.stream[CALL] = undefined;
     this.answered = true;
     if (this.invocation === undefined) this.finish();
     else if (!this.finished) {
       this.invocation.abort(new DOMException('The consumer cancelled the call (stream closed before the response).', 'AbortError'));
     }
+  }
+
+  /** The request body made no progress for `body-timeout`: refused, its buffer freed. */
+  stalled(): void {
+    const timeout = this.server.options.bodyTimeout;
+    this.refuse(new FrameError(GrpcStatus.DEADLINE_EXCEEDED, `Request body stalled: no DATA for ${timeout} ms (URL key "body-timeout"); the stream was reset.`));
+    this.buffer.releaseAll();
   }
 
   private dispatch(bytes: Uint8Array): void {
@@ -130,9 +152,11 @@ export class GrpcServerCall {
     try {
       args = this.codec.decodeArguments(bytes, this.method.descriptor);
     } catch (error) {
+      this.buffer.releaseAll();
       this.fail(error);
       return;
     }
+    this.buffer.releaseAll();
     const invocation = Invocation.of(this.method.name, args, exporter.service);
     this.server.fillInvocation(invocation, this.headers, this.stream.session);
     invocation.deadline = this.deadline;
@@ -192,10 +216,12 @@ export class GrpcServerCall {
     const stream = this.stream;
     if (stream.destroyed) return;
     this.answered = true;
+    const encoding = this.server.options.compression === undefined ? undefined : this.server.responseEncoding(this.headers);
     try {
+      if (encoding !== undefined) headers = { ...headers, [TripleHeaders.GRPC_ENCODING]: encoding };
       stream.respond(headers, WAIT_FOR_TRAILERS);
       stream.on('wantTrailers', onWantTrailers);
-      stream.end(encodeFrame(payload));
+      stream.end(encoding === undefined ? encodeFrame(payload) : encodeCompressedFrame(payload, encoding));
     } catch {
       // Reset by the consumer between the check and the write.
     }
@@ -247,8 +273,10 @@ export class GrpcServerCall {
 
   /** Refuses a malformed or oversized request: answers and resets the stream so the rest is not uploaded. */
   private refuse(error: unknown): void {
-    if (error instanceof FrameError) this.respondStatus(error.status, error.message);
+    this.server.uploads.delete(this);
+    if (error instanceof FrameError) this.respondStatus(error.status, error.message, error.status === GrpcStatus.DEADLINE_EXCEEDED ? RpcErrorCode.TIMEOUT : undefined);
     else this.fail(error);
+    this.buffer.releaseAll();
     const stream = this.stream;
     if (!stream.destroyed && !stream.readableEnded) stream.close(NGHTTP2_NO_ERROR);
   }

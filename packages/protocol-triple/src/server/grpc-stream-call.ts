@@ -3,15 +3,18 @@ import http2, { type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:ht
 import { Invocation, Result, RpcError, RpcErrorCode, StreamPort, isStreamSource, type StreamKind } from '@weft/core/spi';
 
 import { writeAttachmentHeaders } from '../codec/attachment-headers.js';
-import { decompress, encodeFrame, FrameError, GrpcMessageReader } from '../codec/grpc-frame.js';
+import { decompress, encodeCompressedFrame } from '../codec/compression.js';
+import { encodeFrame, FrameError, GrpcMessageReader } from '../codec/grpc-frame.js';
 import { encodeGrpcMessage, GrpcStatus, grpcStatusOf } from '../codec/grpc-status.js';
 import type { TripleCodec } from '../codec/triple-codec.js';
 import { InboundMessages } from '../stream/inbound-messages.js';
 import { writeMessages, type WriteControl } from '../stream/write-messages.js';
 import { TripleHeaders } from '../triple-keys.js';
 import { checkResponseSize, respondGrpcStatus } from './grpc-server-call.js';
+import type { CallBuffer } from './buffer-budget.js';
 import type { ServerMethod, TripleExporter } from './triple-exporter.js';
 import type { TripleServer } from './triple-server.js';
+import type { Upload } from './upload-watch.js';
 
 const { NGHTTP2_CANCEL } = http2.constants;
 const WAIT_FOR_TRAILERS: http2.ServerStreamResponseOptions & { readonly sendDate: boolean } = Object.freeze({ waitForTrailers: true, sendDate: false });
@@ -33,8 +36,17 @@ type Stop = 'cancelled' | 'deadline';
  * signal, fails the request iterable and calls the response generator's `return()`; the `grpc-timeout` deadline
  * covers the whole stream (DEADLINE_EXCEEDED, then the stream is reset).
  */
-export class GrpcStreamCall {
+export class GrpcStreamCall implements Upload {
+  lastProgress = Date.now();
+  readonly paused = (): boolean => this.stream.isPaused();
   private readonly reader: GrpcMessageReader;
+  private readonly buffer: CallBuffer;
+  /** Whether the stalled-body timeout watches this call now. */
+  private watched = false;
+  /** Set once a request was refused: later DATA is dropped unread. */
+  private refused = false;
+  /** The `grpc-encoding` of the responses (`undefined`: identity). */
+  private readonly responseEncoding: string | undefined;
   private readonly requests: InboundMessages<unknown> | undefined;
   private invocation: Invocation | undefined;
   private readonly control: WriteControl = { stopped: false, wake: undefined };
@@ -60,6 +72,8 @@ export class GrpcStreamCall {
     server.inflight.enter();
     const payload = server.options.payload;
     const compression = encoding !== undefined && encoding !== 'identity';
+    this.buffer = server.bufferFor(stream);
+    this.responseEncoding = server.options.compression === undefined ? undefined : server.responseEncoding(headers);
     const descriptor = method.descriptor;
     if (kind === 'server') {
       this.reader = new GrpcMessageReader(payload, compression);
@@ -70,6 +84,7 @@ export class GrpcStreamCall {
         encoding,
         payload,
         () => undefined,
+        this.buffer,
       );
       this.requests = requests;
       this.reader = new GrpcMessageReader(payload, compression, Number.POSITIVE_INFINITY, (bytes, compressed) => requests.push(bytes, compressed));
@@ -78,6 +93,11 @@ export class GrpcStreamCall {
     stream.on('end', () => this.end());
     stream.on('close', () => this.onClose());
     stream.on('wantTrailers', () => this.sendTrailers());
+    if (kind === 'server') {
+      // One request message: watched from the headers to END_STREAM, like a unary call.
+      this.watched = true;
+      server.uploads.add(this);
+    }
     if (deadline !== undefined) {
       this.timer = setTimeout(() => this.expire(), Math.max(0, deadline - Date.now()));
       this.timer.unref();
@@ -86,15 +106,49 @@ export class GrpcStreamCall {
   }
 
   private data(chunk: Buffer): void {
-    if (this.closed) return;
+    if (this.closed || this.refused) return;
+    this.lastProgress = Date.now();
+    if (!this.buffer.reserve(chunk.length)) {
+      this.refuse(new FrameError(GrpcStatus.RESOURCE_EXHAUSTED, this.buffer.refusal()));
+      return;
+    }
+    const reader = this.reader;
     try {
-      this.reader.push(chunk);
+      reader.push(chunk);
     } catch (error) {
       this.refuse(error);
+      return;
+    }
+    if (this.requests === undefined) return;
+    // Client and bidi streams are watched only while a message is partly received.
+    if (reader.partial !== this.watched) {
+      this.watched = !this.watched;
+      if (this.watched) this.server.uploads.add(this);
+      else this.server.uploads.delete(this);
     }
   }
 
+  /** The request body made no progress for `body-timeout`: refused, its buffer freed. */
+  stalled(): void {
+    if (this.closed) return;
+    this.watched = false;
+    const timeout = this.server.options.bodyTimeout;
+    this.refuse(new FrameError(GrpcStatus.DEADLINE_EXCEEDED, `Request body stalled: no DATA for ${timeout} ms (URL key "body-timeout"); the stream was reset.`));
+    const stream = this.stream;
+    setImmediate(() => {
+      if (!stream.destroyed) stream.close(NGHTTP2_CANCEL);
+    });
+    this.buffer.releaseAll();
+  }
+
+  private unwatch(): void {
+    if (!this.watched) return;
+    this.watched = false;
+    this.server.uploads.delete(this);
+  }
+
   private end(): void {
+    this.unwatch();
     if (this.closed) return;
     try {
       this.reader.end();
@@ -116,13 +170,15 @@ export class GrpcStreamCall {
       try {
         args = this.codec.decodeArguments(bytes, this.method.descriptor);
       } catch (error) {
+        this.buffer.releaseAll();
         this.answerError(error);
         return;
       }
+      this.buffer.releaseAll();
       this.dispatch(args);
     };
     if (this.reader.compressed) {
-      decompress(message, this.encoding, this.server.options.payload).then(decodeOne, (error: unknown) => this.refuse(error));
+      decompress(message, this.encoding, this.server.options.payload, this.buffer).then(decodeOne, (error: unknown) => this.refuse(error));
     } else decodeOne(message);
   }
 
@@ -184,7 +240,7 @@ export class GrpcStreamCall {
         checkResponseSize(message, limit, where);
         return message;
       };
-      await writeMessages(this.stream, source, encode, this.control, () => this.respondHeaders());
+      await writeMessages(this.stream, source, encode, this.control, () => this.respondHeaders(), this.responseEncoding);
       return undefined;
     } catch (error) {
       return error;
@@ -194,7 +250,9 @@ export class GrpcStreamCall {
   private respondHeaders(): void {
     const stream = this.stream;
     if (stream.headersSent || stream.destroyed) return;
-    stream.respond(this.exporter.responseHeaders(this.codec, this.typedContentType), WAIT_FOR_TRAILERS);
+    const headers = this.exporter.responseHeaders(this.codec, this.typedContentType);
+    const encoding = this.responseEncoding;
+    stream.respond(encoding === undefined ? headers : { ...headers, [TripleHeaders.GRPC_ENCODING]: encoding }, WAIT_FOR_TRAILERS);
   }
 
   /** The call's Result (or rejection) is known: answer the single response (client stream) and the final status. */
@@ -218,7 +276,8 @@ export class GrpcStreamCall {
     if (stream.destroyed) return;
     try {
       if (single) {
-        const frame = encodeFrame(this.codec.encodeResult(result.value, this.method.descriptor));
+        const payload = this.codec.encodeResult(result.value, this.method.descriptor);
+        const frame = this.responseEncoding === undefined ? encodeFrame(payload) : encodeCompressedFrame(payload, this.responseEncoding);
         this.respondHeaders();
         stream.end(frame);
         return;
@@ -240,6 +299,11 @@ export class GrpcStreamCall {
 
   /** Answers a failure: its status in the trailers (or trailers-only when nothing was sent yet). */
   private answerError(error: unknown): void {
+    if (error instanceof FrameError) {
+      // A request message refused while the provider read it (over the limit, corrupt).
+      this.answer(error.status, error.message);
+      return;
+    }
     const rpc = error instanceof RpcError ? error : undefined;
     const status = rpc === undefined ? GrpcStatus.UNKNOWN : (rpc.grpcStatus ?? grpcStatusOf(rpc.code));
     const message = rpc?.message ?? (error instanceof Error ? error.message : String(error));
@@ -280,10 +344,13 @@ export class GrpcStreamCall {
 
   /** Refuses a malformed or oversized request message. */
   private refuse(error: unknown): void {
+    this.refused = true;
+    this.unwatch();
     this.requests?.fail(error);
     this.halt();
-    if (error instanceof FrameError) this.answer(error.status, error.message);
+    if (error instanceof FrameError) this.answer(error.status, error.message, error.status === GrpcStatus.DEADLINE_EXCEEDED ? RpcErrorCode.TIMEOUT : undefined);
     else this.answerError(error);
+    this.buffer.releaseAll();
   }
 
   /** The deadline passed: DEADLINE_EXCEEDED, the implementation is stopped, the stream reset. */
@@ -303,6 +370,8 @@ export class GrpcStreamCall {
   private onClose(): void {
     if (this.closed) return;
     this.closed = true;
+    this.unwatch();
+    this.buffer.releaseAll();
     if (this.timer !== undefined) clearTimeout(this.timer);
     if (!this.finished && this.stop === undefined) {
       this.stop = 'cancelled';

@@ -5,10 +5,10 @@ import net, { type Socket } from 'node:net';
 import { Invocation, Result, RpcError, RpcErrorCode, safeLog, URL, type Logger } from '@weft/core/spi';
 
 import { readAttachmentHeaders, writeAttachmentHeaders, type InboundHeaders } from '../codec/attachment-headers.js';
-import { ACCEPT_ENCODING, isSupportedEncoding } from '../codec/grpc-frame.js';
+import { accepts, ACCEPT_ENCODING, isSupportedEncoding } from '../codec/compression.js';
 import { GrpcStatus, grpcStatusOf, grpcToHttpStatus, parseGrpcTimeout } from '../codec/grpc-status.js';
 import type { TripleCodec } from '../codec/triple-codec.js';
-import { TripleHeaders } from '../triple-keys.js';
+import { TripleHeaders, TripleKeys } from '../triple-keys.js';
 import { BuiltinServices } from '../builtin/builtin-services.js';
 import { GrpcServerCall, respondGrpcStatus } from './grpc-server-call.js';
 import { GrpcStreamCall } from './grpc-stream-call.js';
@@ -24,7 +24,10 @@ import {
   toPlainError,
   type PlainExchange,
 } from './plain-exchange.js';
+import { BufferBudget, CallBuffer, TaskGate } from './buffer-budget.js';
+import { SessionGuard } from './session-guard.js';
 import { InflightCounter, type ServerMethod, type TripleExporter } from './triple-exporter.js';
+import { UploadWatch } from './upload-watch.js';
 
 /**
  * Settings of one Triple server (one host and port), read from the first export URL on it.
@@ -32,7 +35,8 @@ import { InflightCounter, type ServerMethod, type TripleExporter } from './tripl
  * @example
  * ```ts
  * const options: TripleServerOptions = { payload: 8 << 20, maxConcurrentStreams: 1000, maxHeaderListSize: 32_768,
- *   resolveFallbackToDefault: true, shutdownTimeout: 10_000, sniffTimeout: 10_000, plainHttp: true, cors: undefined };
+ *   resolveFallbackToDefault: true, shutdownTimeout: 10_000, sniffTimeout: 10_000, plainHttp: true, cors: undefined,
+ *   maxConnectionBuffer: 32 << 20, maxServerBuffer: 64 << 20, idleTimeout: 180_000, headerTimeout: 10_000, bodyTimeout: 30_000 };
  * ```
  */
 export interface TripleServerOptions {
@@ -56,6 +60,26 @@ export interface TripleServerOptions {
   readonly plainHttp: boolean;
   /** The browser origins that may call cross-origin (`cors-allowed-origins`); `undefined`: CORS off. */
   readonly cors: CorsPolicy | undefined;
+  /** `grpc-encoding` of responses to clients that accept it (`undefined`: identity). */
+  readonly compression?: string | undefined;
+  /** Cap on buffered, not yet consumed bytes per connection. */
+  readonly maxConnectionBuffer: number;
+  /** Cap on buffered, not yet consumed bytes on the server. */
+  readonly maxServerBuffer: number;
+  /** How long an HTTP/2 connection may have no open stream, in ms. */
+  readonly idleTimeout: number;
+  /** How long the preface or a header block may stay unfinished, in ms. */
+  readonly headerTimeout: number;
+  /** How long a request body may make no progress, in ms. */
+  readonly bodyTimeout: number;
+}
+
+const GUARD = Symbol('weft.tri.guard');
+type GuardedStream = ServerHttp2Stream & { [GUARD]?: SessionGuard };
+type GuardedSession = ServerHttp2Session & { [GUARD]?: SessionGuard };
+
+function onGuardedStreamClose(this: GuardedStream): void {
+  this[GUARD]?.closed();
 }
 
 const GOAWAY_DEBUG_DATA = Buffer.from('weft: server shutting down', 'latin1');
@@ -84,6 +108,12 @@ export class TripleServer {
   /** Calls in flight on this server. */
   readonly inflight = new InflightCounter();
   readonly address: string;
+  /** Buffered, not yet consumed bytes of every connection (`max-server-buffer`). */
+  readonly budget: BufferBudget;
+  /** The stalled-body timeout (`body-timeout`). */
+  readonly uploads: UploadWatch;
+  /** One message is inflated at a time (each may produce up to `payload` bytes; a burst of small bombs waits compressed). */
+  private readonly inflations = new TaskGate(1);
   /** Services by key `[group/]path[:version]`. */
   private readonly byKey = new Map<string, TripleExporter>();
   /** The service answering its bare path (the first export of each path). */
@@ -111,6 +141,8 @@ export class TripleServer {
     const health = options.health ?? true;
     const reflection = options.reflection ?? true;
     this.builtins = health || reflection ? new BuiltinServices(host, port, this.address, { health, reflection }, () => this.byKey.values()) : undefined;
+    this.budget = new BufferBudget(options.maxServerBuffer, 'server', TripleKeys.MAX_SERVER_BUFFER);
+    this.uploads = new UploadWatch(options.bodyTimeout);
     this.h2 = http2.createServer({
       settings: { maxConcurrentStreams: options.maxConcurrentStreams, maxHeaderListSize: options.maxHeaderListSize },
       maxHeaderListPairs: 256,
@@ -118,7 +150,15 @@ export class TripleServer {
     this.h2.on('session', (session: ServerHttp2Session) => this.onSession(session));
     this.h2.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => this.onStream(stream, headers));
     this.h2.on('sessionError', ignore);
-    this.h1 = http.createServer({ maxHeaderSize: options.maxHeaderListSize }, (req, res) => this.onHttp1Request(req, res));
+    this.h1 = http.createServer(
+      {
+        maxHeaderSize: options.maxHeaderListSize,
+        // Node requires headersTimeout ≤ requestTimeout (300 s by default).
+        headersTimeout: Math.min(options.headerTimeout, 300_000),
+        connectionsCheckingInterval: Math.max(10, Math.min(30_000, options.headerTimeout / 2)),
+      },
+      (req, res) => this.onHttp1Request(req, res),
+    );
     this.h1.on('clientError', (_error: Error, socket: Socket) => {
       if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
       socket.destroy();
@@ -214,12 +254,27 @@ export class TripleServer {
     if (address !== undefined) invocation.setAttachment('remote.address', address);
   }
 
-  /** Shuts down gracefully (idempotent). */
-  close(): Promise<void> {
-    return (this.closing ??= this.doClose());
+  /** The `grpc-encoding` to answer a request with: the configured `compression` if the client accepts it. */
+  responseEncoding(headers: IncomingHttpHeaders): string | undefined {
+    const compression = this.options.compression;
+    if (compression === undefined) return undefined;
+    return accepts(headerString(headers, TripleHeaders.GRPC_ACCEPT_ENCODING), compression) ? compression : undefined;
   }
 
-  private async doClose(): Promise<void> {
+  /** The buffered-bytes account of a new call on `stream`'s connection. */
+  bufferFor(stream: ServerHttp2Stream): CallBuffer {
+    return new CallBuffer((stream as GuardedStream)[GUARD]?.budget ?? this.budget, this.inflations.run);
+  }
+
+  /**
+   * Shuts down gracefully (idempotent), in at most `shutdownTimeout` (plus a few ms) in total: GOAWAY at once,
+   * in-flight calls get what is left of the timeout, then every connection is closed.
+   */
+  close(): Promise<void> {
+    return (this.closing ??= this.doClose(Date.now() + this.options.shutdownTimeout));
+  }
+
+  private async doClose(deadline: number): Promise<void> {
     // Health first: every status NOT_SERVING (Watch streams see it, then end), before GOAWAY and the drain.
     this.builtins?.shutdown();
     const netClosed = new Promise<void>((resolve) => this.netServer.close(() => resolve()));
@@ -233,7 +288,7 @@ export class TripleServer {
     }
     for (const [socket, active] of this.h1Active) if (active === 0) socket.destroy();
     const timeout = this.options.shutdownTimeout;
-    const drained = await this.inflight.whenIdle(timeout);
+    const drained = await this.inflight.whenIdle(Math.max(0, deadline - Date.now()));
     if (!drained) {
       safeLog(this.logger, 'warn', `tri server ${this.address}: ${this.inflight.count} call(s) still in flight after ${timeout} ms; closing anyway.`);
     }
@@ -242,8 +297,9 @@ export class TripleServer {
     const sessionsClosed = Promise.all(
       [...this.sessions].map((session) => new Promise<void>((resolve) => (session.destroyed ? resolve() : session.once('close', () => resolve())))),
     );
-    const grace = new Promise<void>((resolve) => setTimeout(resolve, drained ? 1000 : 0).unref());
+    const grace = new Promise<void>((resolve) => setTimeout(resolve, drained ? Math.max(0, Math.min(1000, deadline - Date.now())) : 0).unref());
     await Promise.race([sessionsClosed, grace]);
+    this.uploads.stop();
     for (const session of this.sessions) session.destroy();
     for (const socket of this.sockets) socket.destroy();
     await netClosed;
@@ -297,6 +353,7 @@ export class TripleServer {
     session.once('close', () => this.sessions.delete(session));
     const socket = session.socket;
     this.remoteAddresses.set(session, formatAddress(socket?.remoteAddress, socket?.remotePort));
+    (session as GuardedSession)[GUARD] = new SessionGuard(session, this.options, this.budget, this.options.maxConnectionBuffer);
   }
 
   // -------------------------------------------------------------------------------------------------------------
@@ -304,6 +361,12 @@ export class TripleServer {
 
   private onStream(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): void {
     stream.on('error', ignore);
+    const guard = (stream.session as GuardedSession | undefined)?.[GUARD];
+    if (guard !== undefined) {
+      guard.opened(stream);
+      (stream as GuardedStream)[GUARD] = guard;
+      stream.on('close', onGuardedStreamClose);
+    }
     const contentType = headers['content-type'];
     const subtype = contentType === undefined ? undefined : grpcSubtype(contentType);
     if (subtype !== undefined) {

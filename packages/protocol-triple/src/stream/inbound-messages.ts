@@ -1,6 +1,18 @@
 import type { Duplex } from 'node:stream';
 
-import { decompress } from '../codec/grpc-frame.js';
+import { decompress, type InflateBudget } from '../codec/compression.js';
+
+/**
+ * Where a server stream accounts the bytes its unread messages hold (raw and inflated), released as they are read.
+ *
+ * @example
+ * ```ts
+ * const budget: MessageBudget = new CallBuffer(connectionBudget);
+ * ```
+ */
+export interface MessageBudget extends InflateBudget {
+  release(bytes: number): void;
+}
 
 /** Messages buffered before the HTTP/2 stream is paused (its flow-control window then closes on the peer). */
 export const INBOUND_HIGH_WATER = 16;
@@ -49,6 +61,8 @@ export class InboundMessages<T> implements AsyncIterableIterator<T, undefined, u
     public encoding: string | undefined,
     private readonly payload: number,
     private readonly onStop: () => void,
+    /** Server side: the buffered-bytes account (each message's frame bytes were reserved by the caller). */
+    private readonly budget?: MessageBudget,
   ) {}
 
   /** Messages waiting to be read (the back-pressure tests read it). */
@@ -57,7 +71,10 @@ export class InboundMessages<T> implements AsyncIterableIterator<T, undefined, u
   }
 
   push(bytes: Buffer, compressed: boolean): void {
-    if (this.ended || this.stopped) return;
+    if (this.ended || this.stopped) {
+      this.budget?.release(bytes.length + 5);
+      return;
+    }
     const waiter = this.waiter;
     if (waiter !== undefined && this.buffered.length === 0) {
       this.waiter = undefined;
@@ -105,6 +122,7 @@ export class InboundMessages<T> implements AsyncIterableIterator<T, undefined, u
   return(): Promise<IteratorResult<T, undefined>> {
     if (!this.stopped && !this.ended) {
       this.stopped = true;
+      if (this.budget !== undefined) for (const message of this.buffered) this.budget.release(message.bytes.length + 5);
       this.buffered.length = 0;
       this.onStop();
       // Whatever still arrives is dropped as it comes, not held back by a closed window.
@@ -128,13 +146,21 @@ export class InboundMessages<T> implements AsyncIterableIterator<T, undefined, u
   }
 
   private deliver(message: Pending, waiter: Waiter<T>): void {
+    const budget = this.budget;
     if (!message.compressed) {
+      budget?.release(message.bytes.length + 5);
       this.decodeTo(message.bytes, waiter);
       return;
     }
-    decompress(message.bytes, this.encoding, this.payload).then(
-      (inflated) => this.decodeTo(inflated, waiter),
-      (error: unknown) => waiter.reject(error),
+    decompress(message.bytes, this.encoding, this.payload, budget).then(
+      (inflated) => {
+        budget?.release(message.bytes.length + 5 + inflated.length);
+        this.decodeTo(inflated, waiter);
+      },
+      (error: unknown) => {
+        budget?.release(message.bytes.length + 5);
+        waiter.reject(error);
+      },
     );
   }
 

@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 
+import { encodeCompressedFrame } from '../codec/compression.js';
 import { encodeFrame } from '../codec/grpc-frame.js';
 
 /** Why {@link writeMessages} stopped before the source's end. */
@@ -16,7 +17,7 @@ export interface WriteControl {
  * window closed) keeps the writer's memory bounded — the producer is simply not asked for more.
  *
  * @remarks
- * `beforeFirst` runs before the first frame (to send the response headers). Stops when `control.stopped` is set
+ * `beforeFirst` runs before the first frame (to send the response headers); `encoding` compresses each message. Stops when `control.stopped` is set
  * (the source's `return()` is then called, so a generator's `finally` runs); resolves with the number of messages
  * written; rejects with what the source or `encode` threw.
  *
@@ -32,6 +33,8 @@ export async function writeMessages(
   encode: (value: unknown) => Uint8Array,
   control: WriteControl,
   beforeFirst?: () => void,
+  /** `grpc-encoding` to compress each message with (`undefined`: identity). */
+  encoding?: string,
 ): Promise<number> {
   const iterator = source[Symbol.asyncIterator]();
   let written = 0;
@@ -44,7 +47,8 @@ export async function writeMessages(
         break;
       }
       if (control.stopped) break;
-      const frame = encodeFrame(encode(step.value));
+      const payload = encode(step.value);
+      const frame = encoding === undefined ? encodeFrame(payload) : encodeCompressedFrame(payload, encoding);
       if (written === 0) beforeFirst?.();
       written++;
       if (!stream.write(frame) && !control.stopped) await drained(stream, control);
