@@ -209,7 +209,7 @@ export class CircuitBreakerFilter extends Filter {
     return new RpcError(
       RpcErrorCode.CIRCUIT_OPEN,
       `Call ${target} refused without reaching provider ${provider}: circuit breaker ${rule.resource} ${why}.`,
-      { retryable: rule.address !== undefined },
+      { retryable: rule.address !== undefined, unsent: true },
     );
   }
 }

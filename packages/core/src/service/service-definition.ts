@@ -112,6 +112,12 @@ export interface MethodSpec {
    * take it from their `kind`.
    */
   readonly stream?: StreamKind;
+  /**
+   * `false` when running the method twice is harmful (a payment): clusters then retry it only after failures known
+   * to happen before the request was sent (see the cluster README, "Which failures are retried").
+   * @defaultValue `true`
+   */
+  readonly idempotent?: boolean;
 }
 
 /**
@@ -227,6 +233,8 @@ export interface MethodDescriptor {
   readonly idl: IdlMethod | undefined;
   /** How the method streams; `undefined` for unary. */
   readonly stream: StreamKind | undefined;
+  /** Whether the method may run twice for one call (`idempotent` of its spec; default `true`). */
+  readonly idempotent: boolean;
 }
 
 /** The consumer-side type of a service: every method returns a promise. */
@@ -286,9 +294,10 @@ export class ServiceDefinition<M extends Record<string, MethodSpec> = Record<str
       spec.args?.forEach((type, i) => checkDescriptor(type, `defineService("${name}"): ${method}() argument ${i}`));
       if (spec.returns !== undefined) checkDescriptor(spec.returns, `defineService("${name}"): ${method}() result`);
       const stream = streamKindOf(spec, `defineService("${name}"): ${method}()`);
+      const idempotent = idempotentOf(spec, `defineService("${name}"): ${method}()`);
       descriptors.set(
         method,
-        Object.freeze({ name: method, args: spec.args, returns: spec.returns ?? null, throws: spec.throws ?? [], idl: spec.idl, stream }),
+        Object.freeze({ name: method, args: spec.args, returns: spec.returns ?? null, throws: spec.throws ?? [], idl: spec.idl, stream, idempotent }),
       );
     }
     this.methodDescriptors = descriptors;
@@ -312,6 +321,16 @@ const IDL_STREAM_KINDS: Readonly<Record<string, StreamKind | undefined>> = Objec
   'client-streaming': 'client',
   'bidi-streaming': 'bidi',
 });
+
+/** The `idempotent` flag of a method spec, checked (default `true`). */
+function idempotentOf(spec: MethodSpec, where: string): boolean {
+  const declared: unknown = spec.idempotent;
+  if (declared === undefined) return true;
+  if (typeof declared !== 'boolean') {
+    throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `${where}: idempotent must be true or false, got ${JSON.stringify(declared)}.`);
+  }
+  return declared;
+}
 
 /** The stream kind of a method spec, checked. */
 function streamKindOf(spec: MethodSpec, where: string): StreamKind | undefined {

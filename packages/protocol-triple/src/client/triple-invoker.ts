@@ -215,7 +215,9 @@ class ClientCall {
       code = RpcErrorCode.UNKNOWN;
       why = 'missing GRPC status in response';
     } else why = 'the stream closed before the response completed';
-    this.fail(new RpcError(code, `${this.where()} failed: ${why}.`, this.error === undefined ? {} : { cause: this.error }));
+    // Refused streams (HTTP/2: not processed) and connections never made (ECONNREFUSED…) never reached a provider.
+    const notSent = (rstCode === NGHTTP2_REFUSED_STREAM && this.headers === undefined) || isConnectError(this.error);
+    this.fail(new RpcError(code, `${this.where()} failed: ${why}.`, this.error === undefined ? { unsent: notSent } : { cause: this.error, unsent: notSent }));
   }
 
   /** The deadline passed: reset the stream (RST_STREAM CANCEL). */
@@ -376,7 +378,7 @@ export class TripleInvoker extends AbstractInvoker {
     try {
       frame = encodeFrame(this.codec.encodeArguments(invocation.args, method.descriptor));
     } catch (error) {
-      return Promise.reject(RpcError.from(error, RpcErrorCode.SERIALIZATION));
+      return Promise.reject(unsent(RpcError.from(error, RpcErrorCode.SERIALIZATION)));
     }
     return new Promise<Result>((resolve, reject) => {
       const call = new ClientCall(this, method, invocation, frame, resolve, reject);
@@ -393,7 +395,7 @@ export class TripleInvoker extends AbstractInvoker {
       const call = new StreamClientCall({ codec: this.codec, payload: this.payload, where, method, kind }, invocation, resolve, reject);
       const handle = this.pool.acquire();
       if (handle === undefined) {
-        call.fail(new RpcError(RpcErrorCode.NETWORK, `${where} failed: ${this.pool.describeUnavailable()}.`));
+        call.fail(new RpcError(RpcErrorCode.NETWORK, `${where} failed: ${this.pool.describeUnavailable()}.`, { unsent: true }));
         return;
       }
       const stream = this.open(handle, invocation, method, (error) => call.fail(error));
@@ -412,7 +414,7 @@ export class TripleInvoker extends AbstractInvoker {
     const method = call.method;
     const handle = this.pool.acquire();
     if (handle === undefined) {
-      call.fail(new RpcError(RpcErrorCode.NETWORK, `Call ${this.serviceName}.${method.name}() to ${this.address} failed: ${this.pool.describeUnavailable()}.`));
+      call.fail(new RpcError(RpcErrorCode.NETWORK, `Call ${this.serviceName}.${method.name}() to ${this.address} failed: ${this.pool.describeUnavailable()}.`, { unsent: true }));
       return;
     }
     const stream = this.open(handle, call.invocation, method, (error) => call.fail(error));
@@ -433,13 +435,13 @@ export class TripleInvoker extends AbstractInvoker {
         headers = deadline === undefined ? method.headers : method.timedHeaders;
       }
     } catch (error) {
-      fail(RpcError.from(error, RpcErrorCode.SERIALIZATION));
+      fail(unsent(RpcError.from(error, RpcErrorCode.SERIALIZATION)));
       return undefined;
     }
     if (deadline !== undefined) {
       const remaining = deadline - Date.now();
       if (remaining <= 0) {
-        fail(new RpcError(RpcErrorCode.TIMEOUT, `Call ${this.serviceName}.${method.name}() to ${this.address} timed out before it was sent.`));
+        fail(new RpcError(RpcErrorCode.TIMEOUT, `Call ${this.serviceName}.${method.name}() to ${this.address} timed out before it was sent.`, { unsent: true }));
         return undefined;
       }
       headers[TripleHeaders.GRPC_TIMEOUT] = formatGrpcTimeout(remaining);
@@ -454,7 +456,7 @@ export class TripleInvoker extends AbstractInvoker {
         new RpcError(
           invalidHeader ? RpcErrorCode.SERIALIZATION : RpcErrorCode.NETWORK,
           `Call ${this.serviceName}.${method.name}() to ${this.address} could not start: ${(error as Error).message}`,
-          { cause: error },
+          { cause: error, unsent: true },
         ),
       );
       return undefined;
@@ -479,4 +481,19 @@ export class TripleInvoker extends AbstractInvoker {
     }
     return method;
   }
+}
+
+/** Errors of a connection that was never established: nothing was written on it. */
+const CONNECT_ERRORS: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'EADDRNOTAVAIL']);
+
+function isConnectError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && CONNECT_ERRORS.has(code);
+}
+
+/** The same error, marked as never sent (it happened before the request was written). */
+function unsent(error: RpcError): RpcError {
+  return error.unsent
+    ? error
+    : new RpcError(error.code, error.message, { cause: error.cause, grpcStatus: error.grpcStatus, details: error.details, retryable: error.retryable, unsent: true });
 }
