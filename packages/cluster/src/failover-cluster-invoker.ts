@@ -1,4 +1,4 @@
-import { Result, RpcError, RpcErrorCode, type Invocation, type Invoker, type LoadBalance } from '@weft/core';
+import { Result, RpcError, type Invocation, type Invoker, type LoadBalance } from '@weft/core';
 
 import { AbstractClusterInvoker } from './abstract-cluster-invoker.js';
 import { ClusterDefaults, ClusterKeys } from './cluster-keys.js';
@@ -130,7 +130,7 @@ export class FailoverClusterInvoker extends AbstractClusterInvoker {
   private onFailure(state: FailoverState, invoker: Invoker, error: unknown): Result | Promise<Result> {
     try {
       const rpcError = RpcError.from(error);
-      if (rpcError.isBiz || !rpcError.retryable || rpcError.code === RpcErrorCode.CANCELLED) throw rpcError;
+      if (rpcError.isBiz || !rpcError.retryable) throw rpcError;
       state.failed.add(invoker.getUrl().getAddress());
       state.last = rpcError;
       if (state.attempt >= state.attempts) throw this.exhausted(state, rpcError, undefined);

@@ -17,8 +17,7 @@ interface Budget {
  * @remarks
  * One instance per cluster invoker (no module state). The rules, in the order they apply:
  *
- * - never: business errors (`biz`), errors the protocol marked final (`retryable: false`), `cancelled` (the
- *   caller gave up);
+ * - never: business errors (`biz`) and errors the protocol marked final (`retryable: false`);
  * - always (any method): failures known to happen before the request was written — `RpcError.unsent` (no
  *   connection, refused stream, header encoding, a deadline already past), `no-invoker`, `circuit-open`;
  * - otherwise (the request may have reached a provider: a timeout, a reset connection, tri's `UNAVAILABLE` after
@@ -51,7 +50,7 @@ export class RetryPolicy {
 
   /** Whether a cluster may try the call again after this failure (see the class remarks). */
   mayRetry(error: RpcError, idempotent: boolean): boolean {
-    if (error.isBiz || !error.retryable || error.code === RpcErrorCode.CANCELLED) return false;
+    if (error.isBiz || !error.retryable) return false;
     return idempotent || RetryPolicy.isUnsent(error);
   }
 
