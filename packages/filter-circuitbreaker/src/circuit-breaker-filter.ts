@@ -38,7 +38,9 @@ class Slot {
     const clock = this.registry.now;
     const rule = this.rule;
     this.breaker = breaker;
-    this.onResult = (result) => breaker.complete(clock(), 0, outcomeOfResult(result, rule), 0);
+    // The common case — a closed breaker, a plain success — takes the short path: no outcome mapping, no branches.
+    this.onResult = (result) =>
+      result.hasException() ? breaker.complete(clock(), 0, outcomeOfResult(result, rule), 0) : breaker.succeeded(clock());
     this.onError = (error) => breaker.complete(clock(), 0, outcomeOfError(error, rule), 0);
   }
 }
