@@ -134,7 +134,8 @@ export class CircuitBreakerFilter extends Filter {
     }
     if (answer instanceof Result) {
       const end = clock();
-      breaker.complete(end, end - start, outcomeOfResult(answer, rule), token);
+      if (token === 0 && !slot.timed && !answer.hasException()) breaker.succeeded(end);
+      else breaker.complete(end, end - start, outcomeOfResult(answer, rule), token);
       return answer;
     }
     const pending = answer instanceof Promise ? answer : Promise.resolve(answer);
