@@ -233,8 +233,8 @@ export interface MethodDescriptor {
   readonly idl: IdlMethod | undefined;
   /** How the method streams; `undefined` for unary. */
   readonly stream: StreamKind | undefined;
-  /** Whether the method may run twice for one call (`idempotent` of its spec; default `true`). */
-  readonly idempotent: boolean;
+  /** `false` when the spec declared the method non-idempotent (it must not run twice); otherwise as declared or `undefined` (idempotent). */
+  readonly idempotent: boolean | undefined;
 }
 
 /** The consumer-side type of a service: every method returns a promise. */
@@ -322,10 +322,10 @@ const IDL_STREAM_KINDS: Readonly<Record<string, StreamKind | undefined>> = Objec
   'bidi-streaming': 'bidi',
 });
 
-/** The `idempotent` flag of a method spec, checked (default `true`). */
-function idempotentOf(spec: MethodSpec, where: string): boolean {
+/** The `idempotent` flag of a method spec, checked (`undefined` when not declared: idempotent). */
+function idempotentOf(spec: MethodSpec, where: string): boolean | undefined {
   const declared: unknown = spec.idempotent;
-  if (declared === undefined) return true;
+  if (declared === undefined) return undefined;
   if (typeof declared !== 'boolean') {
     throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `${where}: idempotent must be true or false, got ${JSON.stringify(declared)}.`);
   }
