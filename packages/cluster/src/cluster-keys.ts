@@ -18,6 +18,8 @@ export const ClusterKeys = {
   LOADBALANCE: 'loadbalance',
   /** Retries after the first attempt (failover: method level; failback: service level). */
   RETRIES: 'retries',
+  /** Ceiling of `retries` (consumer, service level): larger values are clamped to it, with a warning. */
+  RETRIES_MAX: 'retries.max',
   /** Reuse the last chosen provider while it stays listed and available (method level). */
   STICKY: 'sticky',
   /** Skip unavailable providers when selecting. */
@@ -69,6 +71,11 @@ export const ClusterDefaults = {
   LOADBALANCE: 'random',
   /** `failover` retries after the first attempt. */
   FAILOVER_RETRIES: 2,
+  /**
+   * Ceiling of `retries`: 10 retries (11 attempts) already try every provider of a typical service, and bound one
+   * call's load on the fleet; beyond that, retrying only amplifies an outage.
+   */
+  RETRIES_MAX: 10,
   /** `failback` background retries. */
   FAILBACK_RETRIES: 3,
   /** Sticky selection is off. */

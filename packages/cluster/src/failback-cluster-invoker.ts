@@ -14,6 +14,7 @@ import {
 
 import { AbstractClusterInvoker } from './abstract-cluster-invoker.js';
 import { ClusterDefaults, ClusterKeys } from './cluster-keys.js';
+import { RetryPolicy } from './retry-policy.js';
 
 /** One queued background retry. */
 interface RetryTask {
@@ -33,7 +34,9 @@ interface RetryTask {
  * Selects one provider and calls it. On failure (rejection or synchronous throw, other than a business
  * `RpcError`, which is rethrown and never retried) it logs `Failback to invoke method <m>, wait for retry in
  * background. Ignored exception: <message>`, resolves with an empty result (`Result.of(undefined)`), and — when
- * `retries` (service level, default 3, negative → 3) is > 0 — queues a background retry.
+ * `retries` (service level, default 3, negative → 3, clamped to `retries.max`) is > 0 — queues a background retry.
+ * A method declared `idempotent: false` is queued only after a failure known to happen before sending; otherwise
+ * the call rejects (a later retry could run it twice).
  *
  * The queue: a retry runs every `failback.interval` ms (default 5000 — Dubbo's fixed 5 s, made configurable),
  * lists the providers again and selects avoiding the provider that failed last. At most `failbacktasks`
@@ -111,6 +114,15 @@ export class FailbackClusterInvoker extends AbstractClusterInvoker {
   private onFailure(invocation: Invocation, loadBalance: LoadBalance, invoker: Invoker | undefined, error: unknown): Result {
     const rpcError = RpcError.from(error);
     if (rpcError.isBiz || !rpcError.retryable) throw rpcError;
+    if (!this.policy().mayRetry(rpcError, RetryPolicy.isIdempotent(invocation))) {
+      // A non-idempotent call that may have run: retrying it later could run it twice, so the caller is told.
+      throw new RpcError(
+        rpcError.code,
+        `Failback did not queue a retry of ${invocation.getMethodName()}() in the service ${this.serviceName()}: it is declared ` +
+          `idempotent: false and the request may have reached the provider. Last error is: ${rpcError.message}`,
+        { cause: rpcError, grpcStatus: rpcError.grpcStatus, details: rpcError.details }
+      );
+    }
     this.log(
       'error',
       `Failback to invoke method ${invocation.getMethodName()}, wait for retry in background. Ignored exception: ${
@@ -122,10 +134,17 @@ export class FailbackClusterInvoker extends AbstractClusterInvoker {
     return Result.of(undefined);
   }
 
+  private retryPolicy: RetryPolicy | undefined;
+
+  private policy(): RetryPolicy {
+    return (this.retryPolicy ??= new RetryPolicy(this.logger));
+  }
+
   private addFailed(invocation: Invocation, loadBalance: LoadBalance, lastInvoker: Invoker | undefined): void {
     const url = this.getUrl();
-    let retries = url.getParameter(ClusterKeys.RETRIES, ClusterDefaults.FAILBACK_RETRIES);
-    if (retries < 0) retries = ClusterDefaults.FAILBACK_RETRIES;
+    const configured = url.getParameter(ClusterKeys.RETRIES, ClusterDefaults.FAILBACK_RETRIES);
+    // Dubbo: a negative value means the default; then the ceiling applies as for failover.
+    const retries = this.policy().limit(configured < 0 ? ClusterDefaults.FAILBACK_RETRIES : configured, url, `the key "${ClusterKeys.RETRIES}"`);
     if (retries <= 0 || this.isDestroyed()) return;
     let max = url.getParameter(ClusterKeys.FAILBACK_TASKS, ClusterDefaults.FAILBACK_TASKS);
     if (max <= 0) max = ClusterDefaults.FAILBACK_TASKS;
@@ -192,7 +211,7 @@ export class FailbackClusterInvoker extends AbstractClusterInvoker {
     if (task.cancelled) return;
     task.retried++;
     const method = task.invocation.getMethodName();
-    if (error.isBiz || !error.retryable || task.retried >= task.retries) {
+    if (!this.policy().mayRetry(error, RetryPolicy.isIdempotent(task.invocation)) || task.retried >= task.retries) {
       this.remove(task);
       this.log(
         'error',

@@ -2,6 +2,10 @@ import { Result, RpcError, type Invocation, type Invoker, type LoadBalance } fro
 
 import { AbstractClusterInvoker } from './abstract-cluster-invoker.js';
 import { ClusterDefaults, ClusterKeys } from './cluster-keys.js';
+import { RetryPolicy } from './retry-policy.js';
+
+/** Why a failover call stopped before its attempts were used up. */
+type Stop = 'deadline' | 'non-idempotent';
 
 /** The state of one failover call, allocated only once an attempt has failed. */
 interface FailoverState {
@@ -9,6 +13,9 @@ interface FailoverState {
   readonly loadBalance: LoadBalance;
   readonly counted: boolean;
   readonly attempts: number;
+  /** Epoch ms after which no attempt starts (the call's deadline), or `undefined` for none. */
+  readonly deadline: number | undefined;
+  readonly idempotent: boolean;
   attempt: number;
   invokers: readonly Invoker[];
   readonly invoked: Invoker[];
@@ -21,15 +28,19 @@ interface FailoverState {
  *
  * @remarks
  * Up to `retries + 1` attempts, where `retries` is the method-level URL key (default 2); a numeric `retries`
- * attachment on the invocation overrides it for this call and is removed; a result ≤ 0 means one attempt.
+ * attachment on the invocation overrides it for this call and is removed; a value ≤ 0 means one attempt, and
+ * values above `retries.max` (default 10) are clamped to it with a warning naming their source. The whole loop
+ * is bounded by the call's deadline (the first attempt's: the caller's `deadline`, else its start + `timeout`):
+ * no attempt starts once it has passed, and each retry only gets the time left. A method declared
+ * `idempotent: false` is retried only after failures known to happen before sending ({@link RetryPolicy}).
  * Before each retry the providers are listed again (a destroyed invoker or an empty list rejects at once) and
  * the providers already tried are excluded when others are available. A rejection with a business `RpcError`
  * (`isBiz`), or with one its protocol marked final (`retryable: false`, e.g. tri's gRPC `NOT_FOUND` or
  * `INVALID_ARGUMENT`), is rethrown at once; an error carried by a resolved `Result` — a business error, or a
  * framework `RpcError` the provider passed on (its own downstream call's timeout) — is simply returned (Dubbo
  * retries only thrown `RpcException`s; fail mock degrades the latter): none is ever retried. Any other rejection
- * (or synchronous throw) counts as a failed attempt; non-`RpcError` values are mapped with `RpcError.from`. When
- * every attempt failed, rejects with an `RpcError` carrying the last error's code, `grpcStatus`, `details` and
+ * (or synchronous throw) counts as a failed attempt, as long as {@link RetryPolicy.mayRetry} allows another;
+ * non-`RpcError` values are mapped with `RpcError.from`. When every attempt failed, rejects with an `RpcError` carrying the last error's code, `grpcStatus`, `details` and
  * cause, whose message reads `Failed to invoke the method <m> in the service <iface>. Tried <n> times of the
  * providers [<addresses>] (<failed>/<listed>) from the registry <address> on the consumer <host>. Last error is:
  * <message>`. A success after failures logs a warning.
@@ -45,6 +56,8 @@ interface FailoverState {
  * ```
  */
 export class FailoverClusterInvoker extends AbstractClusterInvoker {
+  private retryPolicy: RetryPolicy | undefined;
+
   protected doInvoke(invocation: Invocation, invokers: readonly Invoker[], loadBalance: LoadBalance): Result | Promise<Result> {
     // The retry budget is only needed after a failure: on the success path, only a `retries` attachment (which
     // must not travel to the provider) is taken off the invocation.
@@ -65,6 +78,8 @@ export class FailoverClusterInvoker extends AbstractClusterInvoker {
     invoker: Invoker
   ): Promise<Result> {
     const counted = this.countsRpcStatus(loadBalance);
+    // The first attempt has started: the deadline it wrote is the call's (the caller's, or now + timeout).
+    const deadline = invocation.deadline ?? this.deadlineOf(invoker, invocation);
     return pending.then(undefined, (error: unknown) =>
       this.onFailure(
         {
@@ -72,6 +87,8 @@ export class FailoverClusterInvoker extends AbstractClusterInvoker {
           loadBalance,
           counted,
           attempts: this.attempts(invocation, override),
+          deadline,
+          idempotent: RetryPolicy.isIdempotent(invocation),
           attempt: 1,
           invokers,
           invoked: [invoker],
@@ -92,12 +109,22 @@ export class FailoverClusterInvoker extends AbstractClusterInvoker {
     return Number.isFinite(override) ? override : undefined;
   }
 
-  /** `retries + 1` from the URL (method level), or from the attachment override; at least 1. */
+  /** The retry rules of this invoker (created at the first failure). */
+  private policy(): RetryPolicy {
+    return (this.retryPolicy ??= new RetryPolicy(this.logger));
+  }
+
+  /** `retries + 1` from the URL (method level), or from the attachment override, clamped; at least 1. */
   private attempts(invocation: Invocation, override: number | undefined): number {
-    const retries =
-      override ?? this.getUrl().getMethodParameter(invocation.getMethodName(), ClusterKeys.RETRIES, ClusterDefaults.FAILOVER_RETRIES);
-    const attempts = Math.floor(retries + 1);
-    return attempts > 0 ? attempts : 1;
+    const method = invocation.getMethodName();
+    const url = this.getUrl();
+    return this.policy().retries(url, this.directory.getConsumerUrl(), method, ClusterDefaults.FAILOVER_RETRIES, override) + 1;
+  }
+
+  /** No deadline was written (an invoker that does not enforce one): start + the provider's `timeout`, if any. */
+  private deadlineOf(invoker: Invoker, invocation: Invocation): number | undefined {
+    const timeout = invocation.timeout ?? invoker.getUrl().getMethodParameter(invocation.getMethodName(), ClusterKeys.TIMEOUT, 0);
+    return timeout > 0 ? Date.now() + timeout : undefined;
   }
 
   private onFailure(state: FailoverState, invoker: Invoker, error: unknown): Result | Promise<Result> {
@@ -106,7 +133,15 @@ export class FailoverClusterInvoker extends AbstractClusterInvoker {
       if (rpcError.isBiz || !rpcError.retryable) throw rpcError;
       state.failed.add(invoker.getUrl().getAddress());
       state.last = rpcError;
-      if (state.attempt >= state.attempts) throw this.exhausted(state, rpcError);
+      if (state.attempt >= state.attempts) throw this.exhausted(state, rpcError, undefined);
+      if (!this.policy().mayRetry(rpcError, state.idempotent)) throw this.exhausted(state, rpcError, 'non-idempotent');
+      const deadline = state.deadline;
+      if (deadline !== undefined) {
+        if (Date.now() >= deadline) throw this.exhausted(state, rpcError, 'deadline');
+        // The retry gets only the time left: the call's deadline becomes its upstream deadline.
+        state.invocation.deadline = deadline;
+        state.invocation.attemptDeadline = undefined;
+      }
       state.attempt++;
       this.checkWhetherDestroyed();
       const invokers = this.list(state.invocation);
@@ -131,11 +166,18 @@ export class FailoverClusterInvoker extends AbstractClusterInvoker {
     }
   }
 
-  private exhausted(state: FailoverState, last: RpcError): RpcError {
+  private exhausted(state: FailoverState, last: RpcError, stop: Stop | undefined): RpcError {
+    const method = state.invocation.getMethodName();
+    const why =
+      stop === 'deadline'
+        ? `The call's deadline ended the retries after ${state.attempt} of ${state.attempts} attempts. `
+        : stop === 'non-idempotent'
+          ? `Not retried: ${method}() is declared idempotent: false and the request may have reached the provider. `
+          : '';
     return new RpcError(
       last.code,
-      `Failed to invoke the method ${state.invocation.getMethodName()} in the service ${this.serviceName()}. ` +
-        `Tried ${state.attempts} times of the providers [${[...state.failed].join(', ')}] ` +
+      `Failed to invoke the method ${method} in the service ${this.serviceName()}. ${why}` +
+        `Tried ${state.attempt} times of the providers [${[...state.failed].join(', ')}] ` +
         `(${state.failed.size}/${state.invokers.length}) from the registry ${this.registryAddress()} ` +
         `on the consumer ${this.consumerHost()}. Last error is: ${last.message}`,
       { cause: last, grpcStatus: last.grpcStatus, details: last.details }

@@ -2,13 +2,14 @@ import { RpcError, RpcErrorCode, whenSettled, type Invocation, type Invoker, typ
 
 import { AbstractClusterInvoker } from './abstract-cluster-invoker.js';
 import { ClusterDefaults, ClusterKeys } from './cluster-keys.js';
+import { RetryPolicy } from './retry-policy.js';
 
 /**
  * The `forking` strategy's invoker: calls several providers in parallel, the first answer wins.
  *
  * @remarks
  * Reads `forks` (service level, default 2): ≤ 0 or ≥ the number of providers means all of them; otherwise that
- * many distinct providers are selected (with the usual selection rules; if selection cannot find another
+ * many distinct providers are selected (a method declared `idempotent: false` gets one fork, never several) (with the usual selection rules; if selection cannot find another
  * distinct provider — e.g. the rest are unavailable — the fork count is lowered instead of looping, where Dubbo
  * could spin). All are called at once. The first resolved `Result` wins (a business error carried by a result
  * is an answer too); the call rejects only when *every* fork failed, with the last failure's code and the
@@ -28,7 +29,8 @@ import { ClusterDefaults, ClusterKeys } from './cluster-keys.js';
 export class ForkingClusterInvoker extends AbstractClusterInvoker {
   protected doInvoke(invocation: Invocation, invokers: readonly Invoker[], loadBalance: LoadBalance): Promise<Result> {
     const url = this.getUrl();
-    const forks = url.getParameter(ClusterKeys.FORKS, ClusterDefaults.FORKS);
+    // A method declared idempotent: false must not run on several providers: one fork.
+    const forks = RetryPolicy.isIdempotent(invocation) ? url.getParameter(ClusterKeys.FORKS, ClusterDefaults.FORKS) : 1;
     const timeout = url.getPositiveParameter(ClusterKeys.TIMEOUT, ClusterDefaults.TIMEOUT);
     let selected: readonly Invoker[];
     if (forks <= 0 || forks >= invokers.length) {

@@ -14,6 +14,7 @@ export { AbstractClusterInvoker, type ProviderSettings } from './abstract-cluste
 export { LeastScoreLoadBalance } from './least-score-load-balance.js';
 export { AbstractLoadBalance } from './abstract-load-balance.js';
 export { ClusterDefaults, ClusterKeys } from './cluster-keys.js';
+export { RetryPolicy } from './retry-policy.js';
 export { FailoverCluster } from './failover-cluster.js';
 export { FailoverClusterInvoker } from './failover-cluster-invoker.js';
 export { FailfastCluster } from './failfast-cluster.js';

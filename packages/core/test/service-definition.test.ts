@@ -263,3 +263,14 @@ describe('defineService: type inference', () => {
     expect(typeof missing.sayHello).toBe('function');
   });
 });
+
+describe('defineService: idempotent', () => {
+  it('keeps idempotent: false on the descriptor (clusters read it) and refuses a non-boolean', () => {
+    const Wallet = defineService('org.acme.Wallet', { pay: { args: [Number], idempotent: false }, balance: { returns: Number } });
+    expect(Wallet.getMethod('pay')?.idempotent).toBe(false);
+    expect(Wallet.getMethod('balance')?.idempotent).toBeUndefined();
+    expect(() => defineService('org.acme.Bad', { pay: { idempotent: 1 as unknown as boolean } })).toThrow(
+      'defineService("org.acme.Bad"): pay(): idempotent must be true or false, got 1.',
+    );
+  });
+});

@@ -38,7 +38,9 @@ class Slot {
     const clock = this.registry.now;
     const rule = this.rule;
     this.breaker = breaker;
-    this.onResult = (result) => breaker.complete(clock(), 0, outcomeOfResult(result, rule), 0);
+    // The common case — a closed breaker, a plain success — takes the short path: no outcome mapping, no branches.
+    this.onResult = (result) =>
+      result.hasException() ? breaker.complete(clock(), 0, outcomeOfResult(result, rule), 0) : breaker.succeeded(clock());
     this.onError = (error) => breaker.complete(clock(), 0, outcomeOfError(error, rule), 0);
   }
 }
@@ -132,7 +134,8 @@ export class CircuitBreakerFilter extends Filter {
     }
     if (answer instanceof Result) {
       const end = clock();
-      breaker.complete(end, end - start, outcomeOfResult(answer, rule), token);
+      if (token === 0 && !slot.timed && !answer.hasException()) breaker.succeeded(end);
+      else breaker.complete(end, end - start, outcomeOfResult(answer, rule), token);
       return answer;
     }
     const pending = answer instanceof Promise ? answer : Promise.resolve(answer);
@@ -209,7 +212,7 @@ export class CircuitBreakerFilter extends Filter {
     return new RpcError(
       RpcErrorCode.CIRCUIT_OPEN,
       `Call ${target} refused without reaching provider ${provider}: circuit breaker ${rule.resource} ${why}.`,
-      { retryable: rule.address !== undefined },
+      { retryable: rule.address !== undefined, unsent: true },
     );
   }
 }

@@ -36,9 +36,6 @@ export interface CircuitBreakerStateChange {
 /** A listener of state changes. */
 export type CircuitBreakerListener = (event: CircuitBreakerStateChange) => void;
 
-/** Monotonic milliseconds. */
-const monotonic = (): number => performance.now();
-
 /**
  * The breakers of one application, by resource, and the events of their state changes.
  *
@@ -48,7 +45,8 @@ const monotonic = (): number => performance.now();
  * rule changes (an equal rule keeps it and its state). Each transition logs one warning (`circuit breaker
  * org.acme.Greeter#sayHello: closed → open (tripped: error-ratio 0.8 over 10 calls; …)`) and is delivered
  * synchronously to every listener; a listener that throws is logged and changes nothing. Time comes from a
- * monotonic clock; tests replace it with {@link CircuitBreakerRegistry.useClock}.
+ * millisecond clock that never goes back (`Date.now()`, held when the wall clock steps back; a step forward
+ * acts as a pause); tests replace it with {@link CircuitBreakerRegistry.useClock}.
  *
  * @example
  * ```ts
@@ -61,7 +59,16 @@ const monotonic = (): number => performance.now();
 export class CircuitBreakerRegistry {
   private readonly breakers = new Map<string, CircuitBreaker>();
   private listeners: readonly CircuitBreakerListener[] = [];
-  private clockFn: () => number = monotonic;
+  private lastNow = 0;
+  /**
+   * Milliseconds that never go back: `Date.now()` (a third of `performance.now()`'s cost on Node 20, and the
+   * closed path reads the clock once per call), held at its highest value when the wall clock steps back.
+   */
+  private readonly monotonic = (): number => {
+    const now = Date.now();
+    return now > this.lastNow ? (this.lastNow = now) : this.lastNow;
+  };
+  private clockFn: () => number = this.monotonic;
   private readonly sink = (breaker: CircuitBreaker, from: CircuitBreakerState, to: CircuitBreakerState, reason: CircuitBreakerTransitionReason): void =>
     this.changed(breaker, from, to, reason);
 

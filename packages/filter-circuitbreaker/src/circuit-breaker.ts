@@ -177,7 +177,27 @@ export class CircuitBreaker {
     if (state !== 'closed' || rule.strategy === undefined) return;
     // `record` just moved the window to `now`: its totals are current.
     const total = this.window.lastTotal;
-    if (total < rule.minRequests) return;
+    if (total >= rule.minRequests) this.check(now, total);
+  }
+
+  /**
+   * A successful, untimed call outside a probe ended at `now`: {@link CircuitBreaker.complete} with
+   * `Outcome.SUCCESS` and token 0, on a shorter path (one bucket check, one counter; the rule is checked only
+   * once the minimum number of calls is reached).
+   */
+  succeeded(now: number): void {
+    if (this.current !== 'closed') {
+      this.complete(now, 0, Outcome.SUCCESS, 0);
+      return;
+    }
+    const window = this.window;
+    const total = window.recordSuccess(now);
+    if (total >= this.rule.minRequests && this.rule.strategy !== undefined) this.check(now, total);
+  }
+
+  /** Trips the breaker when the window's figures (current as of `now`, `total` calls) break the rule. */
+  private check(now: number, total: number): void {
+    const rule = this.rule;
     const threshold = rule.threshold;
     let value: number;
     let trips: boolean;

@@ -25,6 +25,10 @@ export class SlidingWindow {
   private readonly size: number;
   /** The index (time / size) of the newest bucket, -Infinity before the first call. */
   private current = Number.NEGATIVE_INFINITY;
+  /** The newest bucket's time span `[start, end)` and slot: a call inside it needs no division. */
+  private bucketStart = 0;
+  private bucketEnd = 0;
+  private slot = 0;
   private sumTotal = 0;
   private sumErrors = 0;
   private sumSlow = 0;
@@ -39,9 +43,16 @@ export class SlidingWindow {
     this.slows = new Int32Array(buckets);
   }
 
+  /** Counts one success at time `now` (ms); returns the calls in the window. */
+  recordSuccess(now: number): number {
+    const slot = now >= this.bucketStart && now < this.bucketEnd ? this.slot : this.advance(now);
+    this.totals[slot] = (this.totals[slot] as number) + 1;
+    return ++this.sumTotal;
+  }
+
   /** Counts one completed call at time `now` (ms). */
   record(now: number, error: boolean, slow: boolean): void {
-    const slot = this.advance(now);
+    const slot = now >= this.bucketStart && now < this.bucketEnd ? this.slot : this.advance(now);
     this.totals[slot] = (this.totals[slot] as number) + 1;
     this.sumTotal++;
     if (error) {
@@ -94,6 +105,7 @@ export class SlidingWindow {
     this.slows.fill(0);
     this.sumTotal = this.sumErrors = this.sumSlow = 0;
     this.current = Number.NEGATIVE_INFINITY;
+    this.bucketStart = this.bucketEnd = 0;
   }
 
   /** Moves the window to `now`, clearing the buckets it leaves behind; returns the slot of `now`'s bucket. */
@@ -107,10 +119,12 @@ export class SlidingWindow {
         for (let i = this.current + 1; i <= index; i++) this.clear(((i % buckets) + buckets) % buckets);
       }
       this.current = index;
+      this.bucketStart = index * this.size;
+      this.bucketEnd = this.bucketStart + this.size;
     }
     // A clock that went back: count into the newest bucket.
     const slot = this.current % buckets;
-    return slot < 0 ? slot + buckets : slot;
+    return (this.slot = slot < 0 ? slot + buckets : slot);
   }
 
   private clear(slot: number): void {

@@ -274,3 +274,31 @@ describe('circuitBreakerRuleOf', () => {
     expect(ruleOf('circuitbreaker=error-ratio&circuitbreaker.resource=service&circuitbreaker.per-address=true').resource).toBe('org.acme.Greeter@10.0.0.1:50051');
   });
 });
+
+describe('the closed-path shortcut (succeeded) behaves as complete(SUCCESS)', () => {
+  it('a success that reaches the minimum request amount trips an error ratio already above the threshold', () => {
+    const { breaker, changes } = breakerOf('circuitbreaker=error-ratio&circuitbreaker.min-requests=5&circuitbreaker.threshold=0.5');
+    calls(breaker, 4, 1000, Outcome.ERROR);
+    expect(breaker.state).toBe('closed');
+    breaker.succeeded(1000);
+    expect(changes).toEqual([{ from: 'closed', to: 'open', reason: 'tripped' }]);
+    expect([breaker.lastTripValue, breaker.lastTripTotal]).toEqual([0.8, 5]);
+  });
+
+  it('counts into the bucket of its time, across bucket boundaries and after a clock step back', () => {
+    const window = new SlidingWindow(1000, 10);
+    expect(window.recordSuccess(99)).toBe(1);
+    expect(window.recordSuccess(100)).toBe(2);
+    expect(window.recordSuccess(50)).toBe(3); // the clock went back: counted in the newest bucket [100, 200)
+    expect(window.total(1099)).toBe(2); // [0, 100) slid out at 1000, [100, 200) stays until 1100
+    expect(window.total(1100)).toBe(0);
+  });
+
+  it('in half-open and open states takes the full path (a probe result is not a plain success)', () => {
+    const { breaker, changes } = breakerOf('circuitbreaker=error-ratio&circuitbreaker.min-requests=2&circuitbreaker.open-duration=100');
+    calls(breaker, 2, 0, Outcome.ERROR);
+    breaker.succeeded(10); // late success of a call admitted before the breaker opened: counted, no transition
+    expect(breaker.state).toBe('open');
+    expect(changes.map((c) => c.to)).toEqual(['open']);
+  });
+});

@@ -39,6 +39,7 @@ const ROWS: readonly (readonly [string, string | readonly string[], boolean?])[]
   ['sticky', CLUSTER, true],
   ['cluster.availablecheck', CLUSTER],
   ['reselect.count', CLUSTER],
+  ['retries.max', CLUSTER],
   ['forks', CLUSTER],
   ['failbacktasks', CLUSTER],
   ['failback.interval', CLUSTER],

@@ -103,7 +103,7 @@ export abstract class AbstractInvoker extends Invoker {
     if (upstream !== undefined) {
       const now = Date.now();
       const remaining = upstream - now;
-      if (remaining <= 0) return Promise.reject(this.timeoutError(invocation, 0, true));
+      if (remaining <= 0) return Promise.reject(this.timeoutError(invocation, 0, true, true));
       if (timeout <= 0 || remaining < timeout) {
         timeout = remaining;
         byDeadline = true;
@@ -135,7 +135,9 @@ export abstract class AbstractInvoker extends Invoker {
 
   private destroyedError(invocation: Invocation): Promise<Result> {
     return Promise.reject(
-      new RpcError(RpcErrorCode.NO_INVOKER, `Invoker for ${this.url.toIdentityString()} is destroyed; cannot call ${invocation.methodName}.`),
+      new RpcError(RpcErrorCode.NO_INVOKER, `Invoker for ${this.url.toIdentityString()} is destroyed; cannot call ${invocation.methodName}.`, {
+        unsent: true,
+      }),
     );
   }
 
@@ -184,11 +186,12 @@ export abstract class AbstractInvoker extends Invoker {
     }
   }
 
-  private timeoutError(invocation: Invocation, timeout: number, byDeadline: boolean): RpcError {
+  private timeoutError(invocation: Invocation, timeout: number, byDeadline: boolean, unsent = false): RpcError {
     return new RpcError(
       RpcErrorCode.TIMEOUT,
       `Call ${this.url.getServiceKey() ?? this.url.path}.${invocation.methodName}() to ${this.url.getAddress()} timed out after ` +
         `${timeout} ms${byDeadline ? ' (deadline)' : ''}.`,
+      { unsent },
     );
   }
 

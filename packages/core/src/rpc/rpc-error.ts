@@ -77,6 +77,8 @@ export interface RpcErrorOptions {
   readonly details?: readonly unknown[];
   /** Whether another provider could answer differently. @defaultValue `true`, except for `biz` */
   readonly retryable?: boolean;
+  /** The request was never written to the wire, so no provider saw it (see {@link RpcError.unsent}). @defaultValue `false` */
+  readonly unsent?: boolean;
 }
 
 /**
@@ -107,6 +109,11 @@ export class RpcError extends Error {
    * of a provider (a protocol marks them, e.g. gRPC `NOT_FOUND` or `INVALID_ARGUMENT` from a decoded response).
    */
   readonly retryable: boolean;
+  /**
+   * Whether the consumer knows the request never left it (no connection, refused before write, an open breaker,
+   * no provider): even a non-idempotent method may then be retried. `false` means "may have reached a provider".
+   */
+  readonly unsent: boolean;
 
   constructor(code: RpcErrorCode, message: string, options: RpcErrorOptions = {}) {
     super(message, options.cause !== undefined ? { cause: options.cause } : undefined);
@@ -117,6 +124,7 @@ export class RpcError extends Error {
     this.grpcStatus = options.grpcStatus;
     this.details = options.details ?? [];
     this.retryable = options.retryable ?? code !== RpcErrorCode.BIZ;
+    this.unsent = options.unsent ?? false;
   }
 
   /** Whether this is a business error (thrown by the service implementation). */

@@ -123,6 +123,11 @@ export interface MethodSpec {
    * IDL methods take it from `idempotency_level = NO_SIDE_EFFECTS`. @defaultValue false
    */
   readonly safe?: boolean;
+   * `false` when running the method twice is harmful (a payment): clusters then retry it only after failures known
+   * to happen before the request was sent (see the cluster README, "Which failures are retried").
+   * @defaultValue `true`
+   */
+  readonly idempotent?: boolean;
 }
 
 /**
@@ -240,6 +245,8 @@ export interface MethodDescriptor {
   readonly stream: StreamKind | undefined;
   /** Whether the method is declared free of side effects ({@link MethodSpec.safe}). */
   readonly safe: boolean;
+  /** `false` when the spec declared the method non-idempotent (it must not run twice); otherwise as declared or `undefined` (idempotent). */
+  readonly idempotent: boolean | undefined;
 }
 
 /** The consumer-side type of a service: every method returns a promise. */
@@ -306,9 +313,10 @@ export class ServiceDefinition<M extends Record<string, MethodSpec> = Record<str
         );
       }
       const safe = spec.safe === true;
+      const idempotent = idempotentOf(spec, `defineService("${name}"): ${method}()`);
       descriptors.set(
         method,
-        Object.freeze({ name: method, args: spec.args, returns: spec.returns ?? null, throws: spec.throws ?? [], idl: spec.idl, stream, safe }),
+        Object.freeze({ name: method, args: spec.args, returns: spec.returns ?? null, throws: spec.throws ?? [], idl: spec.idl, stream, safe, idempotent }),
       );
     }
     this.methodDescriptors = descriptors;
@@ -332,6 +340,16 @@ const IDL_STREAM_KINDS: Readonly<Record<string, StreamKind | undefined>> = Objec
   'client-streaming': 'client',
   'bidi-streaming': 'bidi',
 });
+
+/** The `idempotent` flag of a method spec, checked (`undefined` when not declared: idempotent). */
+function idempotentOf(spec: MethodSpec, where: string): boolean | undefined {
+  const declared: unknown = spec.idempotent;
+  if (declared === undefined) return undefined;
+  if (typeof declared !== 'boolean') {
+    throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `${where}: idempotent must be true or false, got ${JSON.stringify(declared)}.`);
+  }
+  return declared;
+}
 
 /** The stream kind of a method spec, checked. */
 function streamKindOf(spec: MethodSpec, where: string): StreamKind | undefined {

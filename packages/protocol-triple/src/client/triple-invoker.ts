@@ -220,7 +220,9 @@ class ClientCall {
       code = RpcErrorCode.UNKNOWN;
       why = 'missing GRPC status in response';
     } else why = 'the stream closed before the response completed';
-    this.fail(new RpcError(code, `${this.where()} failed: ${why}.`, this.error === undefined ? {} : { cause: this.error }));
+    // Refused streams (HTTP/2: not processed) and connections never made (ECONNREFUSED…) never reached a provider.
+    const notSent = (rstCode === NGHTTP2_REFUSED_STREAM && this.headers === undefined) || isConnectError(this.error);
+    this.fail(new RpcError(code, `${this.where()} failed: ${why}.`, this.error === undefined ? { unsent: notSent } : { cause: this.error, unsent: notSent }));
   }
 
   /** The deadline passed: reset the stream (RST_STREAM CANCEL). */
@@ -391,7 +393,7 @@ export class TripleInvoker extends AbstractInvoker {
       if (message.length > this.payload) return Promise.reject(this.overLimit(method.name, message.length));
       frame = this.compression === undefined ? encodeFrame(message) : encodeCompressedFrame(message, this.compression);
     } catch (error) {
-      return Promise.reject(RpcError.from(error, RpcErrorCode.SERIALIZATION));
+      return Promise.reject(unsent(RpcError.from(error, RpcErrorCode.SERIALIZATION)));
     }
     return new Promise<Result>((resolve, reject) => {
       const call = new ClientCall(this, method, invocation, frame, resolve, reject);
@@ -408,7 +410,7 @@ export class TripleInvoker extends AbstractInvoker {
       const call = new StreamClientCall({ codec: this.codec, payload: this.payload, where, method, kind, compression: this.compression }, invocation, resolve, reject);
       const handle = this.pool.acquire();
       if (handle === undefined) {
-        call.fail(new RpcError(RpcErrorCode.NETWORK, `${where} failed: ${this.pool.describeUnavailable()}.`));
+        call.fail(new RpcError(RpcErrorCode.NETWORK, `${where} failed: ${this.pool.describeUnavailable()}.`, { unsent: true }));
         return;
       }
       const stream = this.open(handle, invocation, method, (error) => call.fail(error));
@@ -436,7 +438,7 @@ export class TripleInvoker extends AbstractInvoker {
     const method = call.method;
     const handle = this.pool.acquire();
     if (handle === undefined) {
-      call.fail(new RpcError(RpcErrorCode.NETWORK, `Call ${this.serviceName}.${method.name}() to ${this.address} failed: ${this.pool.describeUnavailable()}.`));
+      call.fail(new RpcError(RpcErrorCode.NETWORK, `Call ${this.serviceName}.${method.name}() to ${this.address} failed: ${this.pool.describeUnavailable()}.`, { unsent: true }));
       return;
     }
     const stream = this.open(handle, call.invocation, method, (error) => call.fail(error));
@@ -457,13 +459,13 @@ export class TripleInvoker extends AbstractInvoker {
         headers = deadline === undefined ? method.headers : method.timedHeaders;
       }
     } catch (error) {
-      fail(RpcError.from(error, RpcErrorCode.SERIALIZATION));
+      fail(unsent(RpcError.from(error, RpcErrorCode.SERIALIZATION)));
       return undefined;
     }
     if (deadline !== undefined) {
       const remaining = deadline - Date.now();
       if (remaining <= 0) {
-        fail(new RpcError(RpcErrorCode.TIMEOUT, `Call ${this.serviceName}.${method.name}() to ${this.address} timed out before it was sent.`));
+        fail(new RpcError(RpcErrorCode.TIMEOUT, `Call ${this.serviceName}.${method.name}() to ${this.address} timed out before it was sent.`, { unsent: true }));
         return undefined;
       }
       headers[TripleHeaders.GRPC_TIMEOUT] = formatGrpcTimeout(remaining);
@@ -478,7 +480,7 @@ export class TripleInvoker extends AbstractInvoker {
         new RpcError(
           invalidHeader ? RpcErrorCode.SERIALIZATION : RpcErrorCode.NETWORK,
           `Call ${this.serviceName}.${method.name}() to ${this.address} could not start: ${(error as Error).message}`,
-          { cause: error },
+          { cause: error, unsent: true },
         ),
       );
       return undefined;
@@ -503,4 +505,19 @@ export class TripleInvoker extends AbstractInvoker {
     }
     return method;
   }
+}
+
+/** Errors of a connection that was never established: nothing was written on it. */
+const CONNECT_ERRORS: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'EADDRNOTAVAIL']);
+
+function isConnectError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && CONNECT_ERRORS.has(code);
+}
+
+/** The same error, marked as never sent (it happened before the request was written). */
+function unsent(error: RpcError): RpcError {
+  return error.unsent
+    ? error
+    : new RpcError(error.code, error.message, { cause: error.cause, grpcStatus: error.grpcStatus, details: error.details, retryable: error.retryable, unsent: true });
 }
