@@ -44,12 +44,14 @@ function unary(client: grpc.Client, path: string, request: unknown): Promise<{ v
 const Stream = defineService('org.acme.Stream', {
   echo: { args: [String], returns: String },
   repeat: { args: [String, Number], returns: String, stream: 'server' },
+  fill: { args: [Number], returns: String },
   total: { args: [String], returns: Number, stream: 'client' },
   upper: { args: [String], returns: String, stream: 'bidi' },
 });
 
 const streamImpl = {
   echo: (text: string) => text,
+  fill: (size: number) => 'q'.repeat(size),
   async *repeat(text: string, n: number) {
     for (let i = 0; i < n; i++) yield `${i}:${text}`;
   },
@@ -152,7 +154,8 @@ describe('Weft ↔ Weft with gzip both ways', () => {
 
   it('a compressed response inflating past the consumer payload is refused with a clear error', async () => {
     const stream = await pair({ compression: 'gzip', payload: String(16 * 1024 * 1024) }, { payload: String(1024 * 1024) });
-    const error = await stream.echo('q'.repeat(2 * 1024 * 1024)).then(
+    // A small request, a 2 MiB (compressible) answer: the consumer inflates it and stops at its own payload.
+    const error = await stream.fill(2 * 1024 * 1024).then(
       () => undefined,
       (e: unknown) => e,
     );

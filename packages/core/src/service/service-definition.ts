@@ -123,6 +123,7 @@ export interface MethodSpec {
    * IDL methods take it from `idempotency_level = NO_SIDE_EFFECTS`. @defaultValue false
    */
   readonly safe?: boolean;
+  /**
    * `false` when running the method twice is harmful (a payment): clusters then retry it only after failures known
    * to happen before the request was sent (see the cluster README, "Which failures are retried").
    * @defaultValue `true`
