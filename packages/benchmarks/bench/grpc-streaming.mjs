@@ -43,7 +43,7 @@ const figures = [];
 
 /** Starts `stream-server.mjs <stack>` and resolves when it listens. */
 async function startServer(stack) {
-  const child = spawn(process.execPath, [SERVER, stack], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...(process.env.WEFT_BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean), SERVER, stack], { stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout });
   const [line] = await Promise.race([
     once(lines, 'line'),

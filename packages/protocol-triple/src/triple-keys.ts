@@ -38,6 +38,10 @@ export const TripleKeys = {
   RECONNECT_MAX_BACKOFF: 'reconnect-max-backoff',
   /** Interval of keepalive PINGs on an otherwise idle connection, in ms (0: none). */
   HEARTBEAT: 'heartbeat',
+  /** The consumer's HTTP/2 receive window per stream, in bytes (`SETTINGS_INITIAL_WINDOW_SIZE`). Client. */
+  INITIAL_WINDOW_SIZE: 'initial-window-size',
+  /** The consumer's HTTP/2 receive window per connection, shared by its streams, in bytes. Client. */
+  CONNECTION_WINDOW_SIZE: 'connection-window-size',
   /** Whether the server answers the built-in `grpc.health.v1.Health` (Check, List, Watch). Server. */
   HEALTH: 'health',
   /** Whether the server answers the built-in server reflection (`grpc.reflection.v1` and `v1alpha`). Server. */
@@ -91,6 +95,10 @@ export const TripleDefaults = {
   RECONNECT_MAX_BACKOFF: 10_000,
   /** Dubbo's client `heartbeat`. */
   HEARTBEAT: 60_000,
+  /** 1 MiB: 16× HTTP/2's 64 KiB, which caps one stream at 64 KiB per round trip (grpc-js keeps 64 KiB). */
+  INITIAL_WINDOW_SIZE: 1024 * 1024,
+  /** 4 MiB. */
+  CONNECTION_WINDOW_SIZE: 4 * 1024 * 1024,
   /** On (Dubbo's `dubbo.tri.builtin.service.init` defaults to false). */
   HEALTH: true,
   /** On (Dubbo's `dubbo.tri.builtin.service.init` defaults to false). */

@@ -248,6 +248,8 @@ export class TripleProtocol extends Protocol {
           maxBackoff: url.getPositiveParameter(TripleKeys.RECONNECT_MAX_BACKOFF, TripleDefaults.RECONNECT_MAX_BACKOFF),
           heartbeat: url.getParameter(TripleKeys.HEARTBEAT, TripleDefaults.HEARTBEAT),
           maxHeaderListSize: url.getPositiveParameter(TripleKeys.MAX_HEADER_LIST_SIZE, TripleDefaults.MAX_HEADER_LIST_SIZE),
+          initialWindowSize: windowSize(url, TripleKeys.INITIAL_WINDOW_SIZE, TripleDefaults.INITIAL_WINDOW_SIZE),
+          connectionWindowSize: windowSize(url, TripleKeys.CONNECTION_WINDOW_SIZE, TripleDefaults.CONNECTION_WINDOW_SIZE),
         },
         this.logger,
         () => {
@@ -337,4 +339,20 @@ function methodsOf(url: URL, service: ServiceDefinition | undefined): ReadonlyMa
     if (trimmed !== '') methods.set(trimmed, { name: trimmed, descriptor: undefined });
   }
   return methods;
+}
+
+/** HTTP/2's smallest and largest window (RFC 9113 §6.9.1). */
+const MIN_WINDOW = 65_535;
+const MAX_WINDOW = 2 ** 31 - 1;
+
+/** A window-size key, checked against HTTP/2's range. */
+function windowSize(url: URL, key: string, fallback: number): number {
+  const value = url.getPositiveParameter(key, fallback);
+  if (value < MIN_WINDOW || value > MAX_WINDOW || !Number.isInteger(value)) {
+    throw new ExtensionError(
+      ExtensionErrorCode.INVALID_PARAMETER,
+      `tri reference ${url.getServiceKey() ?? url.path}: ${key}=${value} is not an HTTP/2 window size (an integer from ${MIN_WINDOW} to ${MAX_WINDOW} bytes; default ${fallback})`,
+    );
+  }
+  return value;
 }

@@ -127,6 +127,8 @@ describe('README', () => {
       [TripleKeys.RECONNECT_BACKOFF]: `\`${TripleDefaults.RECONNECT_BACKOFF}\``,
       [TripleKeys.RECONNECT_MAX_BACKOFF]: `\`${TripleDefaults.RECONNECT_MAX_BACKOFF}\``,
       [TripleKeys.HEARTBEAT]: `\`${TripleDefaults.HEARTBEAT}\``,
+      [TripleKeys.INITIAL_WINDOW_SIZE]: `\`${TripleDefaults.INITIAL_WINDOW_SIZE}\``,
+      [TripleKeys.CONNECTION_WINDOW_SIZE]: `\`${TripleDefaults.CONNECTION_WINDOW_SIZE}\``,
       [TripleKeys.HEALTH]: `\`${TripleDefaults.HEALTH}\``,
       [TripleKeys.REFLECTION]: `\`${TripleDefaults.REFLECTION}\``,
       [TripleKeys.PLAIN_HTTP]: `\`${TripleDefaults.PLAIN_HTTP}\``,

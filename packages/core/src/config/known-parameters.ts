@@ -103,6 +103,8 @@ const ROWS: readonly (readonly [string, string | readonly string[], boolean?])[]
   ['reconnect-backoff', TRIPLE],
   ['reconnect-max-backoff', TRIPLE],
   ['heartbeat', TRIPLE],
+  ['initial-window-size', TRIPLE],
+  ['connection-window-size', TRIPLE],
   ['health', TRIPLE],
   ['reflection', TRIPLE],
   ['plain-http', TRIPLE],

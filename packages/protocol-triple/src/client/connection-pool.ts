@@ -11,7 +11,8 @@ import type { TripleKeys } from '../triple-keys.js';
  * @example
  * ```ts
  * const options: ConnectionOptions = { address: '127.0.0.1:50051', connections: 1, connectTimeout: 3000, backoff: 100,
- *   maxBackoff: 10_000, heartbeat: 60_000, maxHeaderListSize: 32_768 };
+ *   maxBackoff: 10_000, heartbeat: 60_000, maxHeaderListSize: 32_768, initialWindowSize: 1 << 20,
+ *   connectionWindowSize: 4 << 20 };
  * ```
  */
 export interface ConnectionOptions {
@@ -29,6 +30,10 @@ export interface ConnectionOptions {
   readonly heartbeat: number;
   /** HTTP/2 `SETTINGS_MAX_HEADER_LIST_SIZE` advertised to the provider. */
   readonly maxHeaderListSize: number;
+  /** HTTP/2 `SETTINGS_INITIAL_WINDOW_SIZE`: how many bytes the provider may send on one stream before it is read. */
+  readonly initialWindowSize: number;
+  /** The connection-level receive window, shared by all streams of the session. */
+  readonly connectionWindowSize: number;
 }
 
 /** Growth factor of the reconnect delay (gRPC's). */
@@ -144,7 +149,7 @@ class TripleConnection {
     this.state = 'connecting';
     const options = this.options;
     const session = http2.connect(`http://${options.address}`, {
-      settings: { enablePush: false, maxHeaderListSize: options.maxHeaderListSize },
+      settings: { enablePush: false, maxHeaderListSize: options.maxHeaderListSize, initialWindowSize: options.initialWindowSize },
       maxHeaderListPairs: 256,
       createConnection: connectSocket,
     });
@@ -153,6 +158,10 @@ class TripleConnection {
     if (this.waiters.length === 0) session.unref();
     session.on('error', (error: Error) => {
       this.lastError = error;
+    });
+    // The connection window starts at 64 KiB whatever SETTINGS say; raise it once the session is up.
+    session.once('connect', () => {
+      if (!session.destroyed) session.setLocalWindowSize(options.connectionWindowSize);
     });
     // Ready once the provider's first SETTINGS arrived (its max-concurrent-streams is then known), not at TCP connect.
     session.once('remoteSettings', () => {
