@@ -1,7 +1,7 @@
 // A circuit breaker rule pushed at runtime through ZooKeeper, end to end: a provider process over tri registered in
 // a real ZooKeeper, a consumer discovering it there; a YAML configurator rule (as dubbo-admin writes it) adds an
-// error-ratio breaker → the provider's failures open it and the fail mock answers without reaching it; a rule that
-// forces it open; deleting the rule → the calls reach the provider again.
+// error-ratio breaker → the provider's failures open it and the fail mock answers without reaching it; the provider
+// recovers → a half-open probe closes it; a rule that forces it open; deleting the rule → the calls reach the provider again.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -84,7 +84,7 @@ afterAll(async () => {
 });
 
 describe('a breaker rule pushed through ZooKeeper (YAML configurator) reaches a tri consumer', () => {
-  it('adds an error-ratio breaker (fail mock answers once it opens), forces it open, and deleting the rule closes it', async () => {
+  it('adds an error-ratio breaker (fail mock answers once it opens), recovers through a half-open probe, forces it open, and deleting the rule closes it', async () => {
     const logger = new RecordingLogger();
     const app = await WeftApplication.start({ root: testApp.root, name: 'ledger-consumer', registry: registryUrl, logger });
     try {
@@ -96,7 +96,7 @@ describe('a breaker rule pushed through ZooKeeper (YAML configurator) reaches a 
         RULE_PATH,
         rule(
           '      book.circuitbreaker: error-ratio\n      book.circuitbreaker.threshold: 0.5\n      book.circuitbreaker.min-requests: 3\n' +
-            '      book.circuitbreaker.window: 5000\n      book.circuitbreaker.open-duration: 60000\n      book.circuitbreaker.biz-errors: true\n'
+            '      book.circuitbreaker.window: 5000\n      book.circuitbreaker.open-duration: 1500\n      book.circuitbreaker.biz-errors: true\n'
         )
       );
       await waitFor('the rule to reach the consumer', () => app.getReferenceUrl(ledger)?.getParameter('book.circuitbreaker') === 'error-ratio');
@@ -117,18 +117,24 @@ describe('a breaker rule pushed through ZooKeeper (YAML configurator) reaches a 
       expect(await ledger.calls()).toBe(reached);
       expect(logger.of('warn').some((m) => m.startsWith(`circuit breaker ${SERVICE}#book: closed → open (tripped: error-ratio`))).toBe(true);
 
-      // 2. The provider recovers; a rule that forces the breaker open keeps the calls away from it.
+      // 2. The provider recovers: once the open duration ends, a half-open probe reaches it and closes the breaker.
       await ledger.setFailing(false);
+      await waitFor('a half-open probe to close the breaker', async () => (await ledger.book('p')) === 'booked p');
+      const transitions = logger.of('warn').filter((m) => m.startsWith(`circuit breaker ${SERVICE}#book: `)).map((m) => /: (\S+ → \S+) /.exec(m)?.[1]);
+      expect(transitions).toEqual(['closed → open', 'open → half-open', 'half-open → closed']);
+      expect(await ledger.book('q')).toBe('booked q');
+
+      // 3. A rule that forces the breaker open keeps the calls away from the recovered provider.
       await client.setData(RULE_PATH, rule('      book.circuitbreaker: error-ratio\n      book.circuitbreaker.force: open\n'));
       await waitFor('the forced rule', () => app.getReferenceUrl(ledger)?.getParameter('book.circuitbreaker.force') === 'open');
       const before = await ledger.calls();
       for (let i = 0; i < 20; i++) expect(await ledger.book('y')).toBe('queued');
       expect(await ledger.calls()).toBe(before);
       expect(logger.of('warn').filter((m) => m.includes('forced-open'))).toEqual([
-        `circuit breaker ${SERVICE}#book: open → forced-open (the rule changed; rule: error-ratio > 0.5 over 1000 ms (min 5 calls), open 5000 ms).`,
+        `circuit breaker ${SERVICE}#book: closed → forced-open (the rule changed; rule: error-ratio > 0.5 over 1000 ms (min 5 calls), open 5000 ms).`,
       ]);
 
-      // 3. Deleting the rule removes the breaker: the calls reach the provider again.
+      // 4. Deleting the rule removes the breaker: the calls reach the provider again.
       await client.delete(RULE_PATH);
       await waitFor('real answers again', async () => (await ledger.book('z')) === 'booked z');
       expect(await ledger.calls()).toBe(before + 1);
