@@ -1,13 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2Session, IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 
-import { RpcError } from '@weft/core/spi';
+import { RpcError, RpcErrorCode } from '@weft/core/spi';
 
 import type { InboundHeaders } from '../codec/attachment-headers.js';
 import { grpcStatusOf, grpcToHttpStatus } from '../codec/grpc-status.js';
 import { TripleHeaders } from '../triple-keys.js';
 import { finishEarly, formatAddress, headerString } from './http-util.js';
+import type { CallBuffer } from './buffer-budget.js';
 import type { TripleServer } from './triple-server.js';
+import type { Upload, UploadWatch } from './upload-watch.js';
 
 const END_STREAM = Object.freeze({ endStream: true });
 export const JSON_CONTENT_TYPE = 'application/json';
@@ -44,25 +46,80 @@ export interface PlainExchange {
   respond(status: number, headers: Record<string, string>, body: string | undefined): void;
 }
 
-export function readLimited(source: NodeJS.ReadableStream & { destroyed?: boolean }, limit: number): Promise<Buffer> {
+/**
+ * Reads a plain-HTTP request body to its end, bounded.
+ *
+ * @remarks
+ * Rejects with a {@link PlainHttpError}: 413 past `limit` bytes; 503 when the `guard`'s buffered-bytes cap refuses a
+ * chunk (the connection's or server's, naming the key); 408 when no data came for the `guard`'s body timeout. The
+ * bytes are held against the cap until the body is complete (or refused).
+ *
+ * @example
+ * ```ts
+ * const body = await readLimited(req, 8 << 20, { buffer: server.plainBufferFor(undefined), uploads: server.uploads });
+ * ```
+ */
+export function readLimited(source: NodeJS.ReadableStream & { destroyed?: boolean }, limit: number, guard?: BodyGuard): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = [];
     let size = 0;
+    let done = false;
+    const finish = (error: Error | undefined, body?: Buffer): void => {
+      if (done) return;
+      done = true;
+      source.removeListener('data', onData);
+      source.removeListener('end', onEnd);
+      source.removeListener('error', onError);
+      if (guard !== undefined) {
+        guard.uploads.delete(upload);
+        guard.buffer.releaseAll();
+      }
+      if (error === undefined) resolve(body as Buffer);
+      else reject(error);
+    };
+    const upload: Upload = {
+      lastProgress: Date.now(),
+      stalled: () =>
+        finish(new PlainHttpError(408, `Request body stalled: no data for ${guard?.uploads.timeout ?? 0} ms (URL key "body-timeout").`)),
+    };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
-        source.removeListener('data', onData);
-        source.removeListener('end', onEnd);
-        reject(new PlainHttpError(413, `Request body exceeds the limit of ${limit} bytes (URL key "payload").`));
+        finish(new PlainHttpError(413, `Request body exceeds the limit of ${limit} bytes (URL key "payload").`));
         return;
+      }
+      if (guard !== undefined) {
+        if (!guard.buffer.reserve(chunk.length)) {
+          finish(new PlainHttpError(503, guard.buffer.refusal(), RpcErrorCode.LIMIT_EXCEEDED));
+          return;
+        }
+        upload.lastProgress = Date.now();
       }
       parts.push(chunk);
     };
-    const onEnd = () => resolve(parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, size));
+    const onEnd = () => finish(undefined, parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, size));
+    const onError = (error: Error) => finish(error);
     source.on('data', onData);
     source.once('end', onEnd);
-    source.once('error', reject);
+    source.once('error', onError);
+    guard?.uploads.add(upload);
   });
+}
+
+/**
+ * What bounds a plain-HTTP request body besides `payload`: the connection's and server's buffered-bytes caps
+ * (`max-connection-buffer`, `max-server-buffer`) and the stalled-body timeout (`body-timeout`).
+ *
+ * @example
+ * ```ts
+ * const body = await readLimited(req, payload, { buffer: server.plainBufferFor(undefined), uploads: server.uploads });
+ * ```
+ */
+export interface BodyGuard {
+  /** The bytes this body holds until it is read to its end. */
+  readonly buffer: CallBuffer;
+  /** The server's stalled-body watch. */
+  readonly uploads: UploadWatch;
 }
 
 export class Http1Exchange implements PlainExchange {
@@ -86,7 +143,7 @@ export class Http1Exchange implements PlainExchange {
   }
 
   readBody(limit: number): Promise<Buffer> {
-    return readLimited(this.req, limit);
+    return readLimited(this.req, limit, { buffer: this.server.plainBufferFor(undefined), uploads: this.server.uploads });
   }
 
   onClose(listener: () => void): void {
@@ -123,6 +180,7 @@ export class Http2PlainExchange implements PlainExchange {
     private readonly stream: ServerHttp2Stream,
     readonly headers: IncomingHttpHeaders,
     remoteAddress: string,
+    private readonly server: TripleServer,
   ) {
     this.method = headerString(headers, ':method') ?? 'GET';
     this.rawPath = headerString(headers, ':path');
@@ -131,7 +189,7 @@ export class Http2PlainExchange implements PlainExchange {
   }
 
   readBody(limit: number): Promise<Buffer> {
-    return readLimited(this.stream, limit);
+    return readLimited(this.stream, limit, { buffer: this.server.plainBufferFor(this.stream), uploads: this.server.uploads });
   }
 
   onClose(listener: () => void): void {

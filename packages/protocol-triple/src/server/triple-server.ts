@@ -266,6 +266,11 @@ export class TripleServer {
     return new CallBuffer((stream as GuardedStream)[GUARD]?.budget ?? this.budget, this.inflations.run);
   }
 
+  /** The buffered-bytes account of a plain-HTTP body: its HTTP/2 connection's, or (HTTP/1.1) the server's. */
+  plainBufferFor(stream: ServerHttp2Stream | undefined): CallBuffer {
+    return new CallBuffer((stream as GuardedStream | undefined)?.[GUARD]?.budget ?? this.budget);
+  }
+
   /**
    * Shuts down gracefully (idempotent), in at most `shutdownTimeout` (plus a few ms) in total: GOAWAY at once,
    * in-flight calls get what is left of the timeout, then every connection is closed.
@@ -374,7 +379,7 @@ export class TripleServer {
       return;
     }
     const session = stream.session;
-    void this.handlePlain(new Http2PlainExchange(stream, headers, (session && this.remoteAddresses.get(session)) ?? 'unknown'));
+    void this.handlePlain(new Http2PlainExchange(stream, headers, (session && this.remoteAddresses.get(session)) ?? 'unknown', this));
   }
 
   private startGrpc(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, subtype: string): void {
