@@ -256,6 +256,8 @@ export class ActiveLimitFilter extends Filter {
               `Failed to invoke ${describe(url, method)}: actives limit reached, at most ${max} concurrent call${max === 1 ? '' : 's'} ` +
                 `(${this.statuses.getMethodStatus(url, method).active} in flight), and timeout ${budget} allows no wait. ` +
                 `Raise actives (or ${method}.actives), or set a timeout to wait for a free slot.`,
+              // Refused before anything was sent: a cluster may try another provider, even for idempotent: false.
+              { unsent: true },
             ),
       );
     }
@@ -323,6 +325,7 @@ export class ActiveLimitFilter extends Filter {
           `(${waiter.byDeadline ? `the call's deadline, ${Math.round(waiter.budget)} ms away` : `timeout ${waiter.budget} ms`}): ` +
           `actives limit ${waiter.max}, ${this.statuses.getMethodStatus(waiter.url, method).active} call(s) in flight, ` +
           `${waiter.queue.size} still waiting.`,
+        { unsent: true },
       ),
     );
   }

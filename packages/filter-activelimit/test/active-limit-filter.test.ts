@@ -82,11 +82,16 @@ const impl = {
 
 /** Provider URLs as the consumer chain sees them (the protocol invoker's URL: what active-limit counts on). */
 const providerUrls: URL[] = [];
+/** The failures active-limit (and what is inside it) handed to the outer chain, before the cluster wraps them. */
+const chainErrors: unknown[] = [];
 
 class UrlSpyFilter extends Filter {
   invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     if (!providerUrls.includes(invoker.getUrl())) providerUrls.push(invoker.getUrl());
-    return invoker.invoke(invocation);
+    return whenSettled(invoker.invoke(invocation), (result) => result, (error: unknown) => {
+      chainErrors.push(error);
+      throw error;
+    });
   }
 }
 
@@ -173,6 +178,7 @@ beforeEach(async () => {
   holds.clear();
   running = [];
   providerUrls.length = 0;
+  chainErrors.length = 0;
   inside.now.clear();
   inside.peak.clear();
   inside.passes = 0;
@@ -274,6 +280,8 @@ describe('the limit', () => {
     expect(message).toContain('org.acme.Greeter.call() on provider 127.0.0.1');
     expect(message).toContain('at most 2 concurrent calls (2 in flight)');
     expect(message).toContain('timeout 0 allows no wait');
+    // Refused before sending: marked unsent, so a cluster may retry it elsewhere even for an idempotent: false method.
+    expect(chainErrors.map((error) => (error as RpcError).unsent)).toEqual([true]);
     expect(filter.waiting).toBe(0);
     // Per method: `other` has its own limit.
     expect(await greeter.other('d', 'ok', 0)).toBe('d done');
@@ -368,6 +376,7 @@ describe('waiting for a free slot', () => {
     const message = (refused as RpcError).message;
     expect(message).toMatch(/Last error is: Waiting for a free slot of org\.acme\.Greeter\.call\(\) on provider 127\.0\.0\.1 timed out on the consumer side after \d+ ms/);
     expect(message).toContain('(timeout 80 ms): actives limit 1, 1 call(s) in flight, 0 still waiting.');
+    expect(chainErrors.map((error) => [(error as RpcError).code, (error as RpcError).unsent])).toEqual([[RpcErrorCode.TIMEOUT, true]]);
     expect(entered).toEqual(['a']); // the timed-out waiter never reached the provider
     release('a');
     await holder;
