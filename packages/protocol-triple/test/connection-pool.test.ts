@@ -22,7 +22,7 @@ describe('TripleConnectionPool', () => {
     const logger = new RecordingLogger();
     let closed = 0;
     const pool = new TripleConnectionPool(
-      { address: `127.0.0.1:${port}`, connections: 2, connectTimeout: 1000, backoff: 1000, maxBackoff: 1000, heartbeat: 0, maxHeaderListSize: 8192 },
+      { address: `127.0.0.1:${port}`, connections: 2, connectTimeout: 1000, backoff: 1000, maxBackoff: 1000, heartbeat: 0, maxHeaderListSize: 8192, initialWindowSize: 1 << 20, connectionWindowSize: 4 << 20 },
       logger,
       () => closed++,
     ).retain();

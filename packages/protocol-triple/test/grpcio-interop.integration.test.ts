@@ -9,7 +9,7 @@ import { freePort } from '@weft/test-utils';
 import { Interop as InteropDesc } from './gen/weft/interop/v1/interop_pb.js';
 import { LIMIT } from './support/grpc-js-peer.js';
 import { runGrpcioClient, startGrpcioServer } from './support/grpcio.js';
-import { BASE_PACKAGES, Harness, waitFor } from './support/harness.js';
+import { BASE_PACKAGES, captureResults, Harness, waitFor } from './support/harness.js';
 
 const Interop = defineProtoService(InteropDesc);
 const harness = new Harness([...BASE_PACKAGES, '@weft/serialization-protobuf']);
@@ -73,15 +73,7 @@ describe('Weft protobuf consumer → grpcio server', () => {
   it('unary messages, metadata both ways (incl. -bin), the deadline, cancellation, and every status code', async () => {
     const { port, events } = await startGrpcioServer(harness);
     const consumer = await harness.start('weft-consumer');
-    const results: Result[] = [];
-    class Capture extends Filter {
-      async invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
-        const result = await invoker.invoke(invocation);
-        results.push(result);
-        return result;
-      }
-    }
-    consumer.model.getExtensionLoader(Filter).addExtension('capture', Capture, { activate: { group: 'consumer' } });
+    const results = captureResults(consumer);
     const interop = await consumer.refer(Interop, { url: `tri://127.0.0.1:${port}`, retries: 0, timeout: 2000 });
 
     const reply = await interop.$call('echo', [{ text: 'héllo', payload: new Uint8Array([1, 2]), big: 9007199254740993n, wantHeaders: ['x-trace', 'x-raw-bin'] }], {

@@ -8,7 +8,7 @@ import { freePort } from '@weft/test-utils';
 
 import { Streamer as StreamerDesc } from './gen/weft/interop/v1/streaming_pb.js';
 import { runGrpcioClient, startGrpcioServer } from './support/grpcio.js';
-import { BASE_PACKAGES, Harness, waitFor } from './support/harness.js';
+import { BASE_PACKAGES, captureResults, Harness, waitFor } from './support/harness.js';
 
 const Streamer = defineProtoService(StreamerDesc);
 const harness = new Harness([...BASE_PACKAGES, '@weft/serialization-protobuf']);
@@ -86,15 +86,7 @@ describe('Weft consumer → grpcio streaming server', () => {
   it('server, client and bidi streams, and an error status mid-stream as an RpcError with its grpcStatus', async () => {
     const { port, events } = await startGrpcioServer(harness);
     const consumer = await harness.start('weft-stream-consumer');
-    const results: Result[] = [];
-    class Capture extends Filter {
-      async invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
-        const result = await invoker.invoke(invocation);
-        results.push(result);
-        return result;
-      }
-    }
-    consumer.model.getExtensionLoader(Filter).addExtension('capture', Capture, { activate: { group: 'consumer' } });
+    const results = captureResults(consumer);
     const streamer = await consumer.refer(Streamer, { url: `tri://127.0.0.1:${port}`, retries: 0, timeout: 5000 });
 
     const texts: string[] = [];

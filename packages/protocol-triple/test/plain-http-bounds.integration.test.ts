@@ -35,7 +35,9 @@ function partialPost(port: number, length: number, sent: number): { socket: net.
     socket.on('close', () => resolve(text));
     socket.on('error', () => resolve(text));
   });
-  harness.onClose(() => socket.destroy());
+  harness.onClose(() => {
+    socket.destroy();
+  });
   return { socket, answer };
 }
 

@@ -185,3 +185,20 @@ export async function waitFor(condition: () => boolean, timeoutMs = 5000, what =
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+/**
+ * Records the `Result` of every call `app` makes as a consumer (its attachments are the peer's trailing metadata),
+ * in call order.
+ */
+export function captureResults(app: WeftApplication): Result[] {
+  const results: Result[] = [];
+  class Capture extends Filter {
+    async invoke(invoker: Invoker, invocation: Invocation): Promise<Result> {
+      const result = await invoker.invoke(invocation);
+      results.push(result);
+      return result;
+    }
+  }
+  app.model.getExtensionLoader(Filter).addExtension('capture', Capture, { activate: { group: 'consumer' } });
+  return results;
+}
