@@ -54,6 +54,7 @@ export { StaticDirectory } from './cluster/static-directory.js';
 export { LoadBalance } from './cluster/load-balance.js';
 export { Serialization } from './serialization/serialization.js';
 export { IdlSerialization, type IdlStatus } from './serialization/idl-serialization.js';
+export { ObjectInput, ObjectOutput, ObjectSerialization } from './serialization/object-serialization.js';
 export { JsonSerialization } from './serialization/json-serialization.js';
 export { realize, describeType } from './service/realize.js';
 export { errorFromData, errorToData, type ErrorData } from './service/error-data.js';

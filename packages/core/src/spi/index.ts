@@ -69,6 +69,7 @@ export { StaticDirectory } from '../cluster/static-directory.js';
 export { LoadBalance } from '../cluster/load-balance.js';
 export { Serialization } from '../serialization/serialization.js';
 export { IdlSerialization, type IdlStatus } from '../serialization/idl-serialization.js';
+export { ObjectInput, ObjectOutput, ObjectSerialization } from '../serialization/object-serialization.js';
 export { realize, describeType } from '../service/realize.js';
 export { errorFromData, errorToData, RPC_ERROR_MARK, type ErrorData } from '../service/error-data.js';
 export { Realizer, MAX_REALIZE_DEPTH, type MethodRealizer, type RealizeFn } from '../service/realizer.js';
