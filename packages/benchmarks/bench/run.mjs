@@ -229,5 +229,8 @@ await (await import('./redis-limiter.mjs')).benchRedisLimiter(figures, silent);
   figures.push(...last.figures);
 }
 
+// Token comparison (@weft/filter-token): time by candidate length.
+await (await import('./token-compare.mjs')).benchTokenCompare(figures);
+
 console.log('\nFigures (@weft/benchmarks):');
 for (const line of figures) console.log(`  ${line}`);

@@ -19,7 +19,23 @@ import { timingSafeEqual } from 'node:crypto';
  * ```
  */
 export function constantTimeEqual(secret: string | Uint8Array, candidate: string | Uint8Array): boolean {
+  if (typeof secret === 'string' && typeof candidate === 'string') return equalStrings(secret, candidate);
   return new SecretMatcher(secret).matches(candidate);
+}
+
+/**
+ * Compares UTF-16 code units in a loop over the secret's length — no early exit, no buffer copy, no native call.
+ * Every read stays inside the candidate (index clamped to its last unit; an empty candidate reads a one-unit
+ * stand-in), so no read falls off V8's fast path into `NaN`, which made short candidates measurably slower. The
+ * length difference is folded in, so a prefix never matches.
+ */
+function equalStrings(text: string, candidate: string): boolean {
+  const n = candidate.length;
+  const source = n === 0 ? '\u0000' : candidate;
+  const last = n === 0 ? 0 : n - 1;
+  let diff = text.length ^ n;
+  for (let i = 0; i < text.length; i++) diff |= text.charCodeAt(i) ^ source.charCodeAt(i < last ? i : last);
+  return diff === 0;
 }
 
 /**
@@ -44,12 +60,7 @@ export class SecretMatcher {
   matches(candidate: string | Uint8Array): boolean {
     const text = this.text;
     if (text !== undefined && typeof candidate === 'string') {
-      // Both strings (every token check): compare UTF-16 code units in a loop over the secret's length — no
-      // early exit, no buffer copy, no native call. Past its end the candidate reads as 0; the length
-      // difference is folded in, so a prefix never matches.
-      let diff = text.length ^ candidate.length;
-      for (let i = 0; i < text.length; i++) diff |= text.charCodeAt(i) ^ (candidate.charCodeAt(i) | 0);
-      return diff === 0;
+      return equalStrings(text, candidate); // both strings: every token check
     }
     const scratch = this.scratch;
     scratch.fill(0);
