@@ -24,8 +24,9 @@ export const TOKEN_KEY = 'token';
  * activate it), order 0.
  *
  * **Where tokens come from.** `app.export(service, impl, { parameters: { token: true } })` (or `default`)
- * puts a random UUID on the provider URL, new per export; any other value is used as is. Consumers learn it from
- * the provider URL and send it as the attachment `token` (the `injvm` protocol does this automatically).
+ * puts a random UUID on the provider URL, new per export; any other value is used as is. Consumers send it as the
+ * attachment `token`: `injvm` does this by itself; a remote consumer sends the `token` its reference is given
+ * (registries carry `token=true`, "required", never the token).
  *
  * **The check.** The attachment `token` must equal the URL's, compared in constant time (as
  * `constantTimeEqual` does, without allocating per call). Otherwise the call rejects with `RpcError` `forbidden`
@@ -56,7 +57,8 @@ export class TokenFilter extends Filter {
         new RpcError(
           RpcErrorCode.FORBIDDEN,
           `Invalid token: call to ${url.getServiceKey() ?? url.path}.${invocation.methodName}() from ${callerOf(invocation)} refused ` +
-            `(${given === undefined ? 'it carried no token' : "its token does not match the provider's"}).`,
+            `(${given === undefined ? 'it carried no token' : "its token does not match the provider's"}).` +
+            (given === undefined ? ' Remote consumers send the token their reference is given (parameters: { token }); registries carry only that one is required.' : ''),
         ),
       );
     }

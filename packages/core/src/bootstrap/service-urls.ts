@@ -1,6 +1,7 @@
 import { networkInterfaces } from 'node:os';
 
 import { ExtensionError, ExtensionErrorCode } from '../extension/extension-error.js';
+import { isConfigNotEmpty } from '../extension/activate.js';
 import { splitCommaList } from '../extension/names.js';
 import { URL, type ParameterValue } from '../rpc/url.js';
 import type { ServiceDefinition } from '../service/service-definition.js';
@@ -131,11 +132,14 @@ export function localHost(): string {
 }
 
 /**
- * The provider URL as registered: Dubbo 3.2+ drops local-only keys, and methods are sorted.
+ * The provider URL as registered: Dubbo 3.2+ drops local-only keys, and methods are sorted; a token is written as
+ * `token=true` ("required"), never its value.
  * @internal
  */
 export function registeredProviderUrl(url: URL): URL {
   const methods = url.getParameter('methods');
-  const cleaned = url.removeParameters('anyhost', 'pid', 'bind.ip', 'bind.port', 'threadname', 'threadpool', 'threads', 'queues', 'alive');
+  let cleaned = url.removeParameters('anyhost', 'pid', 'bind.ip', 'bind.port', 'threadname', 'threadpool', 'threads', 'queues', 'alive');
+  // The registry says that a token is required, never the token (anyone who can read the registry could call).
+  if (isConfigNotEmpty(url.getParameter('token'))) cleaned = cleaned.addParameter('token', 'true');
   return methods ? cleaned.addParameter('methods', splitCommaList(methods).sort().join(',')) : cleaned;
 }

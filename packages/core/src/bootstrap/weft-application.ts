@@ -301,7 +301,7 @@ export class WeftApplication {
     }
     const token = url.getParameter('token');
     if (token !== undefined && (token.toLowerCase() === 'true' || token.toLowerCase() === 'default')) {
-      // Dubbo's rule: token=true (or default) means a random token per export, learnt by consumers from the provider URL.
+      // Dubbo's rule: token=true (or default) means a random token per export (the registry gets token=true, not it).
       url = url.addParameter('token', randomUUID());
     }
     this.checker.checkKeys(url.parameters.keys(), service, where);

@@ -37,12 +37,17 @@ export abstract class AbstractInvoker extends Invoker {
   private lastTimeoutMethod: string | undefined = undefined;
   private lastTimeout = 0;
   private readonly wheel = new DeadlineWheel(10);
-  /** The provider's token, learnt from its URL: sent with every call (the provider's `token` filter checks it). */
+  /**
+   * The token sent with every call (the provider's `token` filter checks it): the reference's own `token`, which
+   * wins the URL merge, else the provider URL's. `true`/`default` is what registries carry — "a token is
+   * required", not one — and is never sent.
+   */
   private readonly token: string | undefined;
 
   constructor(protected readonly url: URL) {
     super();
-    this.token = url.getParameter('token') || undefined;
+    const token = url.getParameter('token');
+    this.token = token && !/^(true|default)$/i.test(token) ? token : undefined;
   }
 
   getUrl(): URL {
