@@ -1,4 +1,4 @@
-import { ConfigValidator, FrameworkModel, Logger, RegistryFactory, URL, type ApplicationModel, type Registry } from '@weft/core';
+import { ConfigValidator, FrameworkModel, Logger, maskedIdentity, RegistryFactory, URL, type ApplicationModel, type Registry } from '@weft/core';
 import type { ManifestIndex } from '@weft/core/spi';
 
 import { CliFailure, describeThrown } from './io.js';
@@ -63,7 +63,7 @@ export class RegistrySession {
 
   /** `protocol://host:port/path` of the registry, for messages. */
   get address(): string {
-    return this.url.toIdentityString();
+    return maskedIdentity(this.url);
   }
 
   /**
@@ -96,7 +96,7 @@ export class RegistrySession {
       try {
         registry = factories.getExtension(protocol).getRegistry(url);
       } catch (error) {
-        throw new CliFailure(`cannot reach registry ${registryUrl.toIdentityString()}: ${describeThrown(error)}`);
+        throw new CliFailure(`cannot reach registry ${maskedIdentity(registryUrl)}: ${describeThrown(error)}`);
       }
       return new RegistrySession(framework, app, logger, registryUrl, registry, timeout);
     } catch (error) {

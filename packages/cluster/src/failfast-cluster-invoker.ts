@@ -1,4 +1,4 @@
-import { Result, RpcError, type Invocation, type Invoker, type LoadBalance } from '@weft/core';
+import { maskSecrets, Result, RpcError, type Invocation, type Invoker, type LoadBalance } from '@weft/core';
 
 import { AbstractClusterInvoker } from './abstract-cluster-invoker.js';
 
@@ -32,7 +32,7 @@ export class FailfastClusterInvoker extends AbstractClusterInvoker {
       if (rpcError.isBiz) throw rpcError;
       throw new RpcError(
         rpcError.code,
-        `Failfast invoke providers ${invoker.getUrl().toString()} ${
+        `Failfast invoke providers ${maskSecrets(invoker.getUrl())} ${
           loadBalance.constructor.name
         } for service ${this.serviceName()} ` +
           `method ${invocation.getMethodName()} on consumer ${this.consumerHost()}, but no luck to perform the invocation. ` +

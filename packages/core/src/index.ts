@@ -12,7 +12,7 @@ export { DEFAULT_IMPORT_TIMEOUT, ScopeModel } from './extension/scope-model.js';
 export { ExtensionLoader, type AddExtensionOptions, type ExtensionSource, type LoaderHost, type ReplaceExtensionOptions } from './extension/extension-loader.js';
 export { ExtensionError, ExtensionErrorCode } from './extension/extension-error.js';
 export { ConsoleLogger, Logger, type LogLevel } from './common/logger.js';
-export { maskSecrets } from './common/mask-secrets.js';
+export { isSecretKey, maskedIdentity, maskSecrets, maskUrlText } from './common/mask-secrets.js';
 export { URL, type ParameterEdits, type ParameterSource, type ParameterValue, type URLInit } from './rpc/url.js';
 export { RpcError, RpcErrorCode, type RpcErrorOptions } from './rpc/rpc-error.js';
 export { GrpcStatus } from './rpc/grpc-status.js';

@@ -115,7 +115,14 @@ describe('URL.parse', () => {
     expect(thrown(() => URL.parse('p://[::1:80/x'), INVALID_URL).message).toContain('"["');
   });
 
-  it.each(['p://h/x?a=%zz', 'p://h/x?a=%4', 'p://h/%', 'p://us%er@h', 'p://u:%G1@h', 'p://h?%=1', 'p://h?a=%FF'])(
+  it('rejects a malformed password or secret value without showing it', () => {
+    const password = thrown(() => URL.parse('p://u:s3cr%G1@h'), INVALID_URL);
+    expect(password.message).toBe('Invalid URL "p://u:***@h": malformed percent-encoding in password (not shown: a secret); expected "%" followed by two hex digits forming UTF-8.');
+    const token = thrown(() => URL.parse('p://h?token=s3cr%zz'), INVALID_URL);
+    expect(token.message).toBe('Invalid URL "p://h?token=***": malformed percent-encoding in parameter "token" (not shown: a secret); expected "%" followed by two hex digits forming UTF-8.');
+  });
+
+  it.each(['p://h/x?a=%zz', 'p://h/x?a=%4', 'p://h/%', 'p://us%er@h', 'p://h?%=1', 'p://h?a=%FF'])(
     'rejects malformed percent-encoding: %s',
     (text) => {
       const error = thrown(() => URL.parse(text), INVALID_URL);

@@ -1,4 +1,5 @@
 import {
+  maskSecrets,
   Invoker,
   Result,
   RpcError,
@@ -69,7 +70,7 @@ export class MockInvoker extends Invoker {
           return Promise.reject(
             new RpcError(
               RpcErrorCode.UNKNOWN,
-              `mock return invoke error. method: ${method}, mock: ${shorten(action.text)}, url: ${shorten(this.url.toString(), 2000)}: ${(error as Error).message}`,
+              `mock return invoke error. method: ${method}, mock: ${shorten(action.text)}, url: ${shorten(maskSecrets(this.url), 2000)}: ${(error as Error).message}`,
               { cause: error },
             ),
           );
@@ -87,7 +88,7 @@ export class MockInvoker extends Invoker {
   private parse(method: string): MockAction | RpcError {
     const raw = this.url.getMethodParameter(method, 'mock');
     if (raw === undefined || raw.trim() === '') {
-      return new RpcError(RpcErrorCode.UNKNOWN, `mock can not be null. method: ${method}, url: ${this.url.toString()}`);
+      return new RpcError(RpcErrorCode.UNKNOWN, `mock can not be null. method: ${method}, url: ${maskSecrets(this.url)}`);
     }
     try {
       return this.expressions.action(raw);

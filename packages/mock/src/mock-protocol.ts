@@ -1,4 +1,4 @@
-import { ApplicationModel, ExtensionError, ExtensionErrorCode, Protocol, type Exporter, type Invoker, type ServiceDefinition, type URL } from '@weft/core';
+import { ApplicationModel, ExtensionError, ExtensionErrorCode, maskSecrets, Protocol, type Exporter, type Invoker, type ServiceDefinition, type URL } from '@weft/core';
 import { Inject } from '@weft/core/spi';
 
 import { MockExpressionCache } from './mock-expression-cache.js';
@@ -28,7 +28,7 @@ export class MockProtocol extends Protocol {
   async export(invoker: Invoker): Promise<Exporter> {
     throw new ExtensionError(
       ExtensionErrorCode.INVALID_PARAMETER,
-      `The mock protocol cannot export services (${invoker.getUrl().toString()}); it only hosts mock:// providers for consumers.`,
+      `The mock protocol cannot export services (${maskSecrets(invoker.getUrl())}); it only hosts mock:// providers for consumers.`,
     );
   }
 

@@ -5,6 +5,7 @@ import {
   Inject,
   InjectLoader,
   Logger,
+  maskSecrets,
   Protocol,
   safeLog,
   Serialization,
@@ -77,7 +78,7 @@ export class TripleProtocol extends Protocol {
     const url = invoker.getUrl();
     const key = url.getPathKey();
     if (key === undefined || url.path === '') {
-      throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `Cannot export ${url.toString()} over tri: it names no service.`);
+      throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `Cannot export ${maskSecrets(url)} over tri: it names no service.`);
     }
     const service = invoker.getService();
     const idl = idlSerializationOf(service);

@@ -1,4 +1,4 @@
-import { ExtensionError, URL } from '@weft/core';
+import { ExtensionError, maskSecrets, maskUrlText, URL } from '@weft/core';
 import { explainActivation, isConfigNotEmpty, splitCommaList, type ActivateCandidate, type ActivateMetadata, type ManifestRecord } from '@weft/core/spi';
 
 import { booleanFlag, listFlag, stringFlag, type ParsedArgs } from '../args.js';
@@ -86,12 +86,12 @@ function buildUrl(args: ParsedArgs): { url: URL; side: 'provider' | 'consumer'; 
     try {
       url = URL.parse(input);
     } catch (error) {
-      throw new UsageError(`cannot parse the URL "${input}": ${(error as Error).message}`);
+      throw new UsageError(`cannot parse the URL "${maskUrlText(input)}": ${(error as Error).message}`);
     }
     const iface = url.getServiceInterface();
-    if (iface === undefined) throw new UsageError(`the URL "${input}" names no service: put the interface in its path (tri://host:port/org.acme.Greeter) or an interface= parameter`);
+    if (iface === undefined) throw new UsageError(`the URL "${maskUrlText(input)}" names no service: put the interface in its path (tri://host:port/org.acme.Greeter) or an interface= parameter`);
     if (!SERVICE_NAME.test(iface)) {
-      throw new UsageError(`unknown service "${iface}" in "${input}": not a service interface name (dotted identifiers such as org.acme.Greeter)`);
+      throw new UsageError(`unknown service "${iface}" in "${maskUrlText(input)}": not a service interface name (dotted identifiers such as org.acme.Greeter)`);
     }
   }
   const urlSide = url.getSide() ?? (url.protocol === 'consumer' || url.protocol === 'provider' ? url.protocol : undefined);
@@ -215,7 +215,7 @@ async function run(args: ParsedArgs, ctx: CommandContext): Promise<number> {
   }
   const title = side === 'provider' ? 'Provider' : 'Consumer';
   ctx.out(`${title} filter chain of ${url.getServiceInterface() as string}\n`);
-  ctx.out(`  URL          ${url.toString()}\n`);
+  ctx.out(`  URL          ${maskSecrets(url)}\n`);
   ctx.out(`  filter list  ${filterKey} = ${rawList ? rawList : '(not set: automatic activation only)'}\n`);
   ctx.out(`  installed    ${byName.size} filter${byName.size === 1 ? '' : 's'} found from ${root}\n\n`);
   const links = chain.length > 0 ? chain.map((c) => c.name).join(' → ') : '(no filters)';

@@ -1,4 +1,4 @@
-import { ParameterRegistry, URL, type NotifyListener, type RegistryCategory } from '@weft/core';
+import { maskUrlText, ParameterRegistry, URL, type NotifyListener, type RegistryCategory } from '@weft/core';
 import { boundedEditDistance, splitCommaList } from '@weft/core/spi';
 
 import { booleanFlag, integerFlag, stringFlag, type ParsedArgs } from '../args.js';
@@ -245,9 +245,9 @@ function registryUrl(args: ParsedArgs, ctx: CommandContext): URL {
   try {
     url = URL.parse(text);
   } catch (error) {
-    throw new UsageError(`cannot parse the registry URL "${text}": ${(error as Error).message}`);
+    throw new UsageError(`cannot parse the registry URL "${maskUrlText(text)}": ${(error as Error).message}`);
   }
-  if (url.protocol === '') throw new UsageError(`the registry URL "${text}" has no protocol (zookeeper://host:port, embedded:///dir)`);
+  if (url.protocol === '') throw new UsageError(`the registry URL "${maskUrlText(text)}" has no protocol (zookeeper://host:port, embedded:///dir)`);
   return url;
 }
 

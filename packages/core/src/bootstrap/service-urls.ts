@@ -7,6 +7,7 @@ import { URL, type ParameterValue } from '../rpc/url.js';
 import type { ServiceDefinition } from '../service/service-definition.js';
 import { DEFAULT_BIND_IP, firstExternalIpv4 } from './service-address.js';
 import type { CommonOptions } from './weft-application.js';
+import { maskUrlText } from '../common/mask-secrets.js';
 
 // How an application writes a service's URLs from export/refer options: the parameters, the direct provider
 // URLs of a reference, the consumer's host, the provider URL as registered.
@@ -97,14 +98,14 @@ export function providerUrls(
       try {
         parsed = URL.parse(text);
       } catch (error) {
-        throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `${where}: url=${text} is not a valid URL: ${(error as Error).message}`, {
+        throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `${where}: url=${maskUrlText(text)} is not a valid URL: ${(error as Error).message}`, {
           cause: error,
         });
       }
       if (parsed.protocol === '') {
-        throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `${where}: url=${text} has no protocol (e.g. tri://127.0.0.1:50051).`);
+        throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `${where}: url=${maskUrlText(text)} has no protocol (e.g. tri://127.0.0.1:50051).`);
       }
-      checkKeys(parsed.parameters.keys(), `${where}: url=${text}`);
+      checkKeys(parsed.parameters.keys(), `${where}: url=${maskUrlText(text)}`);
       const withPath = parsed.path === '' ? parsed.withPath(service.name) : parsed;
       return withPath.addParameters(new Map(consumerParams)).addParameter('side', 'consumer');
     });

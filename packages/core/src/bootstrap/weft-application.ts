@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { networkInterfaces } from 'node:os';
 
 import { safeLog, type Logger } from '../common/logger.js';
-import { maskSecrets } from '../common/mask-secrets.js';
+import { maskedIdentity, maskSecrets } from '../common/mask-secrets.js';
 import { Cluster } from '../cluster/cluster.js';
 import type { Directory } from '../cluster/directory.js';
 import { ConfigValidator } from '../config/config-validator.js';
@@ -407,7 +407,7 @@ export class WeftApplication {
       if (options.check !== false && directory.getAllInvokers().length === 0) {
         throw new RpcError(
           RpcErrorCode.NO_INVOKER,
-          `refer(${service.name}): no provider of ${consumerUrl.getServiceKey()} is registered at ${registry.getUrl().toIdentityString()}. ` +
+          `refer(${service.name}): no provider of ${consumerUrl.getServiceKey()} is registered at ${maskedIdentity(registry.getUrl())}. ` +
             'Start a provider first, or refer with check: false to wait for one.',
         );
       }

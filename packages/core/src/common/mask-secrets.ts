@@ -30,3 +30,67 @@ export function maskSecrets(url: URL): string {
   }
   return masked.toString();
 }
+
+/** `user:password@` right after `scheme://`, anywhere in a text (a message may quote a URL). */
+const TEXT_PASSWORD = /((?:[a-z][a-z0-9+.-]*)?:\/\/[^/@:?#\s"'`[\]]*:)[^/@?#\s"'`[\]]*@/gi;
+/** `key=value` pairs in a query. */
+const TEXT_PARAMETER = /([?&;])([^=&#\s"'`]+)=([^&#\s"'`]*)/g;
+
+/**
+ * URL text (which may not even parse, or a message quoting URLs) with its secrets masked, for error messages that
+ * must show what was given: the password of every `scheme://user:password@`, and the values of secret-looking query
+ * parameters (as {@link maskSecrets}), also in parameter values that are URLs themselves.
+ *
+ * @remarks Works on the text as given — percent-escapes are kept — so a message shows the user what they typed,
+ * minus the secrets. Weft formats every URL string it did not parse itself through here.
+ * @example
+ * ```ts
+ * maskUrlText('tri://u:pw@127.0.0.1:x/org.acme.Greeter?token=abc&timeout=1000');
+ * // 'tri://u:***@127.0.0.1:x/org.acme.Greeter?token=***&timeout=1000'
+ * ```
+ */
+export function maskUrlText(text: string): string {
+  return text.replace(TEXT_PASSWORD, `$1${MASK}@`).replace(TEXT_PARAMETER, (whole, separator: string, key: string, value: string) => {
+    let name = key;
+    try {
+      name = decodeURIComponent(key);
+    } catch {
+      // a malformed escape: judge the key as written
+    }
+    if (value !== '' && SECRET_KEY.test(name)) return `${separator}${key}=${MASK}`;
+    let decoded = value;
+    try {
+      decoded = decodeURIComponent(value);
+    } catch {
+      // keep as written
+    }
+    if (decoded.includes('@') && URL_WITH_PASSWORD.test(decoded)) return `${separator}${key}=${encodeURIComponent(decoded.replace(URL_WITH_PASSWORD, `$1${MASK}@`))}`;
+    return whole;
+  });
+}
+
+/**
+ * A URL's identity (`protocol://user:***@host:port/path`, no parameters) with its password masked: how messages name
+ * a registry or a provider.
+ *
+ * @example
+ * ```ts
+ * maskedIdentity(URL.parse('zookeeper://admin:pw@10.0.0.5:2181')); // 'zookeeper://admin:***@10.0.0.5:2181'
+ * ```
+ */
+export function maskedIdentity(url: URL): string {
+  return url.password === '' ? url.toIdentityString() : url.withPassword(MASK).toIdentityString();
+}
+
+/**
+ * Whether a parameter key names a secret (`token`, `password`, `secret`, `access-key`, `api-key`, `auth`, also at
+ * method level such as `sayHello.token`), so its value is never shown.
+ *
+ * @example
+ * ```ts
+ * isSecretKey('tps.redis.password'); // true
+ * ```
+ */
+export function isSecretKey(key: string): boolean {
+  return SECRET_KEY.test(key);
+}

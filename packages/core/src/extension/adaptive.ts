@@ -1,6 +1,7 @@
 import type { AbstractClass, SpiMetadata } from './decorators.js';
 import { ExtensionError, ExtensionErrorCode } from './extension-error.js';
 import { URL } from '../rpc/url.js';
+import { maskSecrets } from '../common/mask-secrets.js';
 
 /** The part of an invocation adaptive dispatch reads: the method name, for method-level keys. */
 interface InvocationLike {
@@ -123,7 +124,7 @@ function createDispatcher<T>(
       throw new ExtensionError(
         ExtensionErrorCode.NO_ADAPTIVE_NAME,
         `Cannot choose an extension of ${meta.id} for ${method}(): none of the URL keys [${keys.join(', ')}] is set in ` +
-          `${url.toString()} and ${meta.id} has no default. Set ${keys[0] === 'protocol' ? 'the URL protocol' : `"${keys[0]}"`} to an extension name.`,
+          `${maskSecrets(url)} and ${meta.id} has no default. Set ${keys[0] === 'protocol' ? 'the URL protocol' : `"${keys[0]}"`} to an extension name.`,
       );
     }
     const extension = getExtension(name) as Record<string, (...a: unknown[]) => unknown>;

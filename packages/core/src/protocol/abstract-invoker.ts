@@ -4,6 +4,7 @@ import { Result } from '../rpc/result.js';
 import { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
 import type { URL } from '../rpc/url.js';
 import { DeadlineWheel, type DeadlineEntry } from './deadline-wheel.js';
+import { maskedIdentity } from '../common/mask-secrets.js';
 
 /** Dubbo's default consumer timeout, in ms. */
 export const DEFAULT_TIMEOUT = 1000;
@@ -140,7 +141,7 @@ export abstract class AbstractInvoker extends Invoker {
 
   private destroyedError(invocation: Invocation): Promise<Result> {
     return Promise.reject(
-      new RpcError(RpcErrorCode.NO_INVOKER, `Invoker for ${this.url.toIdentityString()} is destroyed; cannot call ${invocation.methodName}.`, {
+      new RpcError(RpcErrorCode.NO_INVOKER, `Invoker for ${maskedIdentity(this.url)} is destroyed; cannot call ${invocation.methodName}.`, {
         unsent: true,
       }),
     );

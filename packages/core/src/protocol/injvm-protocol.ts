@@ -16,6 +16,7 @@ import { AbstractInvoker } from './abstract-invoker.js';
 import { Exporter } from './exporter.js';
 import { Protocol } from './protocol.js';
 import { ServiceInvoker } from './service-invoker.js';
+import { maskSecrets } from '../common/mask-secrets.js';
 
 /**
  * The services exported over injvm in one application, by service key. Every change bumps `version`, so an
@@ -257,7 +258,7 @@ export class InjvmProtocol extends Protocol {
     const url = invoker.getUrl();
     const key = url.getServiceKey();
     if (key === undefined) {
-      throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `Cannot export ${url.toString()} over injvm: it names no service.`);
+      throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `Cannot export ${maskSecrets(url)} over injvm: it names no service.`);
     }
     if (this.exporters.has(key)) {
       throw new ExtensionError(

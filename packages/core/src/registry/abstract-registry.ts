@@ -8,6 +8,7 @@ import { URL } from '../rpc/url.js';
 import { splitCommaList } from '../extension/names.js';
 import { Registry, type NotifyListener } from './registry.js';
 import { isMatch, RegistryCategory } from './url-match.js';
+import { maskedIdentity, maskSecrets } from '../common/mask-secrets.js';
 
 interface Subscription {
   readonly url: URL;
@@ -91,11 +92,11 @@ export abstract class AbstractRegistry extends Registry {
       this.failedRegistrations.set(key, url);
       this.scheduleRetry();
       if (this.url.getParameter('check', true) && !this.isAvailable()) {
-        throw new RpcError(RpcErrorCode.REGISTRY, `Failed to register ${url.toString()} to ${this.url.toIdentityString()}: ${(error as Error).message}`, {
+        throw new RpcError(RpcErrorCode.REGISTRY, `Failed to register ${maskSecrets(url)} to ${maskedIdentity(this.url)}: ${(error as Error).message}`, {
           cause: error,
         });
       }
-      safeLog(this.logger, 'warn', `register ${url.toString()} failed; retrying every ${this.retryPeriod} ms`, error);
+      safeLog(this.logger, 'warn', `register ${maskSecrets(url)} failed; retrying every ${this.retryPeriod} ms`, error);
     }
   }
 
@@ -110,7 +111,7 @@ export abstract class AbstractRegistry extends Registry {
       if (this.destroyed || this.closing) return;
       this.failedUnregistrations.set(key, url);
       this.scheduleRetry();
-      safeLog(this.logger, 'warn', `unregister ${url.toString()} failed; retrying`, error);
+      safeLog(this.logger, 'warn', `unregister ${maskSecrets(url)} failed; retrying`, error);
     }
   }
 
@@ -133,14 +134,14 @@ export abstract class AbstractRegistry extends Registry {
       this.scheduleRetry();
       const cached = this.cache[cacheKey(url)];
       if (cached !== undefined && cached.length > 0) {
-        safeLog(this.logger, 'warn', `subscribe to ${this.url.toIdentityString()} failed; using ${cached.length} cached entries until it is back`, error);
+        safeLog(this.logger, 'warn', `subscribe to ${maskedIdentity(this.url)} failed; using ${cached.length} cached entries until it is back`, error);
         this.notifyFromCache(url, cached);
         return;
       }
       if (this.url.getParameter('check', true)) {
         throw new RpcError(
           RpcErrorCode.REGISTRY,
-          `Failed to subscribe ${url.getServiceKey()} at ${this.url.toIdentityString()} and no cached entries exist: ${(error as Error).message}. ` +
+          `Failed to subscribe ${url.getServiceKey()} at ${maskedIdentity(this.url)} and no cached entries exist: ${(error as Error).message}. ` +
             'Start the registry, or set check=false on the registry URL to start anyway and retry in the background.',
           { cause: error },
         );
@@ -203,7 +204,7 @@ export abstract class AbstractRegistry extends Registry {
       } catch (error) {
         this.failedRegistrations.set(key, url);
         this.scheduleRetry();
-        safeLog(this.logger, 'warn', `re-register ${url.toString()} failed; retrying`, error);
+        safeLog(this.logger, 'warn', `re-register ${maskSecrets(url)} failed; retrying`, error);
       }
     }
     for (const [key, subscription] of this.subscriptions) {
@@ -319,7 +320,7 @@ export abstract class AbstractRegistry extends Registry {
   }
 
   private assertAlive(): void {
-    if (this.destroyed) throw new RpcError(RpcErrorCode.REGISTRY, `Registry ${this.url.toIdentityString()} is destroyed.`);
+    if (this.destroyed) throw new RpcError(RpcErrorCode.REGISTRY, `Registry ${maskedIdentity(this.url)} is destroyed.`);
   }
 
   async destroy(): Promise<void> {

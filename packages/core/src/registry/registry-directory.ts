@@ -11,6 +11,7 @@ import type { ServiceDefinition } from '../service/service-definition.js';
 import { Configurator } from './configurator.js';
 import type { NotifyListener, Registry } from './registry.js';
 import { RegistryCategory } from './url-match.js';
+import { maskedIdentity } from '../common/mask-secrets.js';
 
 /** Provider keys that describe the provider's own threads and transport; never merged into consumer URLs. */
 const PROVIDER_ONLY_KEYS = ['threadname', 'threadpool', 'corethreads', 'threads', 'queues', 'alive', 'transporter'];
@@ -168,7 +169,7 @@ export class RegistryDirectory extends Directory {
         const state = this.compute(this.base, next);
         try {
           this.checkRuleKeys(next);
-          this.options.validate(state.directoryUrl, `override rule for ${this.service.name} from ${this.options.registry.getUrl().toIdentityString()}`);
+          this.options.validate(state.directoryUrl, `override rule for ${this.service.name} from ${maskedIdentity(this.options.registry.getUrl())}`);
         } catch (error) {
           safeLog(
             this.options.logger,
@@ -252,13 +253,13 @@ export class RegistryDirectory extends Directory {
         continue;
       }
       if (!this.options.protocols.hasExtension(url.protocol)) {
-        safeLog(this.options.logger, 'warn', `provider ${url.toIdentityString()} uses protocol "${url.protocol}", which is not installed; skipped. ${this.options.protocols.describeMissing(url.protocol)}`);
+        safeLog(this.options.logger, 'warn', `provider ${maskedIdentity(url)} uses protocol "${url.protocol}", which is not installed; skipped. ${this.options.protocols.describeMissing(url.protocol)}`);
         continue;
       }
       try {
         next.set(key, await this.options.protocols.getExtension(url.protocol).refer(this.service, url));
       } catch (error) {
-        safeLog(this.options.logger, 'error', `cannot refer provider ${url.toIdentityString()} of ${this.service.name}`, error);
+        safeLog(this.options.logger, 'error', `cannot refer provider ${maskedIdentity(url)} of ${this.service.name}`, error);
       }
     }
     const removed = [...this.invokers].filter(([key]) => !next.has(key)).map(([, invoker]) => invoker);

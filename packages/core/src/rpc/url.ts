@@ -1,4 +1,5 @@
 import { ExtensionError, ExtensionErrorCode } from '../extension/extension-error.js';
+import { isSecretKey, maskUrlText } from '../common/mask-secrets.js';
 
 /** A parameter value accepted by the `addParameter*` edits; numbers and booleans are stored as their string form. */
 export type ParameterValue = string | number | boolean;
@@ -111,14 +112,15 @@ const BAD_HOST = /[\s/?#@[\]]/;
 const DEFAULT_PREFIX = 'default.';
 
 function invalidUrl(message: string): ExtensionError {
-  return new ExtensionError(ExtensionErrorCode.INVALID_URL, message);
+  // The message quotes the URL as given: its secrets are masked here, on the error path only.
+  return new ExtensionError(ExtensionErrorCode.INVALID_URL, maskUrlText(message));
 }
 
-function decodeOrThrow(s: string, what: string, subject: string): string {
+function decodeOrThrow(s: string, what: string, subject: string, secret = false): string {
   const decoded = percentDecode(s);
   if (decoded === undefined) {
     throw invalidUrl(
-      `Invalid ${subject}: malformed percent-encoding in ${what} "${s}"; expected "%" followed by two hex digits forming UTF-8.`,
+      `Invalid ${subject}: malformed percent-encoding in ${what}${secret ? ' (not shown: a secret)' : ` "${s}"`}; expected "%" followed by two hex digits forming UTF-8.`,
     );
   }
   return decoded;
@@ -180,7 +182,7 @@ function parseQuery(query: string, subject: string, out: Map<string, string>, de
         const rawName = query.slice(nameStart, hasValue ? valueStart - 1 : i);
         const name = decoded ? rawName : decodeOrThrow(rawName, 'parameter name', subject);
         const rawValue = hasValue ? query.slice(valueStart, i) : '';
-        const value = !hasValue ? '' : decoded ? rawValue : decodeOrThrow(rawValue, `parameter "${name}"`, subject);
+        const value = !hasValue ? '' : decoded ? rawValue : decodeOrThrow(rawValue, `parameter "${name}"`, subject, isSecretKey(name));
         out.set(name, value);
         if (rawName.startsWith(DEFAULT_PREFIX) && name.length > DEFAULT_PREFIX.length) {
           const stripped = name.slice(DEFAULT_PREFIX.length);
@@ -434,7 +436,7 @@ export class URL {
       const colon = info.indexOf(':');
       const user = colon >= 0 ? info.slice(0, colon) : info;
       username = decoded ? user : decodeOrThrow(user, 'user name', subject);
-      if (colon >= 0) password = decoded ? info.slice(colon + 1) : decodeOrThrow(info.slice(colon + 1), 'password', subject);
+      if (colon >= 0) password = decoded ? info.slice(colon + 1) : decodeOrThrow(info.slice(colon + 1), 'password', subject, true);
     }
 
     const { host, port = 0 } = splitHostPort(rest, subject);
@@ -909,7 +911,7 @@ export class URL {
   #badParameter(key: string, method: string | undefined, value: string, expected: string): ExtensionError {
     return new ExtensionError(
       ExtensionErrorCode.INVALID_PARAMETER,
-      `Invalid value "${value}" of ${this.#describe(key, method)}: expected ${expected}.`,
+      `Invalid value ${isSecretKey(key) ? '(not shown: a secret)' : `"${value}"`} of ${this.#describe(key, method)}: expected ${expected}.`,
     );
   }
 

@@ -83,7 +83,7 @@ export { ParameterRegistry, type ParameterRegistryOptions } from '../config/para
 export { boundedEditDistance } from '../config/edit-distance.js';
 export { CUSTOM_KEY_PREFIX, KNOWN_PARAMETERS, type KnownParameter } from '../config/known-parameters.js';
 export { safeLog } from '../common/logger.js';
-export { maskSecrets } from '../common/mask-secrets.js';
+export { isSecretKey, maskedIdentity, maskSecrets, maskUrlText } from '../common/mask-secrets.js';
 export { DeadlineWheel, type DeadlineEntry } from '../protocol/deadline-wheel.js';
 export { RpcContext } from '../rpc/rpc-context.js';
 export { Registry, type NotifyListener } from '../registry/registry.js';
