@@ -13,6 +13,7 @@ import {
 } from '@weft/core';
 import { Inject, isConfigNotEmpty, safeLog } from '@weft/core/spi';
 
+import { AccessLogExitHooks } from './access-log-exit-hooks.js';
 import { AccessLogFileWriter, type AccessLogWriterOptions } from './access-log-file-writer.js';
 import {
   argumentsJson,
@@ -29,6 +30,9 @@ import {
 } from './access-log-format.js';
 import { AccessLogDefaults, AccessLogKeys, type AccessLogOutcome } from './access-log-keys.js';
 import { AccessLogStats } from './access-log-stats.js';
+
+/** Write attempts a writer makes at shutdown (mirrors the writer's own bound when no deadline is known). */
+const CLOSE_ATTEMPTS = 3;
 
 /** Where one (URL, method) logs to, resolved once. */
 interface Target {
@@ -110,12 +114,14 @@ function address(invocation: Invocation, key: string, fallback: string): string 
  *
  * **Files.** Lines are queued per file in an array (order kept, identical lines all kept) and written
  * asynchronously in append mode: when the queue reaches `accesslog.buffer.size`, every `accesslog.flush.interval`
- * ms (unref'd timer) and at shutdown. **Back-pressure:** once `accesslog.max.pending` lines are pending for a file,
- * `invoke` waits (before handing the call on) until a write brings the count below the limit, instead of dropping
- * lines; calls already running still add their line, so the queue may exceed the limit by the calls in flight. A
- * failed write (`ENOSPC`, `EACCES`…) keeps its lines queued for retry on the timer, counts in
- * {@link AccessLogStats} `failedWrites`, and is logged once per failure streak. {@link AccessLogFilter.destroy} —
- * called and awaited by core when the application shuts down — flushes everything and closes the files.
+ * ms (unref'd timer) and at shutdown. **A file that cannot keep up:** with `accesslog.overflow=spool` (default)
+ * calls proceed and up to `accesslog.spool.max` lines wait (beyond, dropped and counted); with `hold`, once
+ * `accesslog.max.pending` lines are pending `invoke` waits (before handing the call on) until a write brings the
+ * count below the limit. A failed write (`ENOSPC`, `EACCES`…) or one slower than `accesslog.write.timeout` (a
+ * blocked FIFO) keeps its lines queued for retry on the timer, counts in {@link AccessLogStats} `failedWrites`, and
+ * is logged once per failure streak. {@link AccessLogFilter.destroy} — called and awaited by core when the
+ * application shuts down — flushes everything by the shutdown's deadline and closes the files; with
+ * `accesslog.exit-flush` (default) queued lines are also written on `SIGTERM`/`SIGINT`, `beforeExit` and `exit`.
  *
  * **Synchronous calls.** A call whose inner chain completes synchronously (answers with a `Result`, e.g. a
  * synchronous implementation) is answered synchronously and its line recorded before the answer returns; a
@@ -142,10 +148,15 @@ export class AccessLogFilter extends Filter {
   private readonly time = new DubboTimeFormatter();
   private readonly isoTime = new IsoTimeFormatter();
   private destroyed = false;
+  /** Written on signals and at exit; installed with the first file (unless `accesslog.exit-flush=false`). */
+  private readonly exitHooks = new AccessLogExitHooks(
+    () => [...this.writers.values()],
+    () => Math.max(AccessLogDefaults.WRITE_TIMEOUT, ...[...this.writers.values()].map((w) => w.options.writeTimeout)),
+  );
 
   constructor(
     @Inject(Logger) private readonly logger: Logger,
-    @Inject(ApplicationModel) app: ApplicationModel,
+    @Inject(ApplicationModel) private readonly app: ApplicationModel,
   ) {
     super();
     if (!app.hasService(AccessLogStats)) app.registerService(AccessLogStats, new AccessLogStats());
@@ -195,7 +206,10 @@ export class AccessLogFilter extends Filter {
    */
   async destroy(): Promise<void> {
     this.destroyed = true;
-    await Promise.all([...this.writers.values()].map((writer) => writer.close()));
+    this.exitHooks.remove();
+    const writers = [...this.writers.values()];
+    const deadline = this.app.shutdownDeadline ?? Date.now() + CLOSE_ATTEMPTS * (Math.max(0, ...writers.map((w) => w.options.writeTimeout)) + 100);
+    await Promise.all(writers.map((writer) => writer.close(deadline)));
   }
 
   private targetOf(url: URL, invocation: Invocation): Target | null {
@@ -240,11 +254,15 @@ export class AccessLogFilter extends Filter {
         flushInterval: positiveInteger(url, AccessLogKeys.FLUSH_INTERVAL, AccessLogDefaults.FLUSH_INTERVAL),
         bufferSize: positiveInteger(url, AccessLogKeys.BUFFER_SIZE, AccessLogDefaults.BUFFER_SIZE),
         maxPending: positiveInteger(url, AccessLogKeys.MAX_PENDING, AccessLogDefaults.MAX_PENDING),
+        writeTimeout: positiveInteger(url, AccessLogKeys.WRITE_TIMEOUT, AccessLogDefaults.WRITE_TIMEOUT),
+        overflow: url.getParameter(AccessLogKeys.OVERFLOW)?.trim().toLowerCase() === 'hold' ? 'hold' : 'spool',
+        spoolMax: positiveInteger(url, AccessLogKeys.SPOOL_MAX, AccessLogDefaults.SPOOL_MAX),
       };
       writer = new AccessLogFileWriter(path, options, this.stats.countersFor(path), this.logger);
       this.writers.set(path, writer);
       // A call that outlived the shutdown: its line is written directly.
-      if (this.destroyed) void writer.close();
+      if (this.destroyed) void writer.close(Date.now());
+      else if (url.getParameter(AccessLogKeys.EXIT_FLUSH)?.trim().toLowerCase() !== 'false') this.exitHooks.install();
     }
     return writer;
   }

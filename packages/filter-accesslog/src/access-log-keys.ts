@@ -23,8 +23,16 @@ export const AccessLogKeys = {
   FLUSH_INTERVAL: 'accesslog.flush.interval',
   /** Lines queued for a file that trigger an immediate (asynchronous) write; also the largest write. */
   BUFFER_SIZE: 'accesslog.buffer.size',
-  /** Lines pending for a file at which new calls wait (back-pressure) until the writer catches up. */
+  /** With `accesslog.overflow=hold`: lines pending for a file at which new calls wait until the writer catches up. */
   MAX_PENDING: 'accesslog.max.pending',
+  /** Milliseconds one write may take before the file counts as blocked (a FIFO nobody reads, a hung mount). */
+  WRITE_TIMEOUT: 'accesslog.write.timeout',
+  /** `spool` (default): calls proceed while lines wait, up to `accesslog.spool.max`; `hold`: calls wait at `accesslog.max.pending`. */
+  OVERFLOW: 'accesslog.overflow',
+  /** With `accesslog.overflow=spool`: lines kept for a file that cannot be written; beyond, lines are dropped and counted. */
+  SPOOL_MAX: 'accesslog.spool.max',
+  /** `true` (default): write what is queued on `SIGTERM`/`SIGINT`, `beforeExit` and `process.exit()`; `false`: only at shutdown. */
+  EXIT_FLUSH: 'accesslog.exit-flush',
 } as const;
 
 /**
@@ -42,6 +50,10 @@ export const AccessLogDefaults = {
   BUFFER_SIZE: 5000,
   /** No Dubbo equivalent (Dubbo never applies back-pressure). @defaultValue 50000 */
   MAX_PENDING: 50_000,
+  /** @defaultValue 2000 */
+  WRITE_TIMEOUT: 2000,
+  /** About 40 MB of typical lines. @defaultValue 200000 */
+  SPOOL_MAX: 200_000,
 } as const;
 
 /**

@@ -3,8 +3,9 @@ import { resolve } from 'node:path';
 /**
  * Counters of one access-log file.
  *
- * @remarks Live values, kept by the file's writer in the application's `accesslog` filter; `written + pending`
- * is every line recorded so far, and `unwritable` only grows at shutdown.
+ * @remarks Live values, kept by the file's writer in the application's `accesslog` filter: `written + pending +
+ * unwritable + dropped` is every line recorded so far, and `written` always matches the lines that reached the
+ * file, also after a failure part-way through a write.
  *
  * @example
  * ```ts
@@ -21,8 +22,10 @@ export interface AccessLogFileStats {
   readonly pending: number;
   /** Write attempts that failed (`ENOSPC`, `EACCES`, `EISDIR`…); their lines stayed queued and were retried. */
   readonly failedWrites: number;
-  /** Lines given up on: still unwritable when the application shut down (the disk kept failing). */
+  /** Lines given up on: still unwritable when the application shut down (the disk kept failing or blocked). */
   readonly unwritable: number;
+  /** Lines dropped because `accesslog.spool.max` lines were already waiting for a failing or blocked file. */
+  readonly dropped: number;
 }
 
 /** The live counters of one file (mutated by its writer). @internal */
@@ -31,6 +34,7 @@ export class AccessLogFileCounters implements AccessLogFileStats {
   pending = 0;
   failedWrites = 0;
   unwritable = 0;
+  dropped = 0;
 
   constructor(readonly path: string) {}
 }
@@ -76,6 +80,11 @@ export class AccessLogStats {
     return this.sum('unwritable');
   }
 
+  /** Lines dropped (spool full), over every file. */
+  get dropped(): number {
+    return this.sum('dropped');
+  }
+
   /** The counters of one file; a relative `path` is resolved against `process.cwd()` (as the filter does). */
   file(path: string): AccessLogFileStats | undefined {
     return this.byPath.get(resolve(path));
@@ -93,7 +102,7 @@ export class AccessLogStats {
     return counters;
   }
 
-  private sum(key: 'written' | 'pending' | 'failedWrites' | 'unwritable'): number {
+  private sum(key: 'written' | 'pending' | 'failedWrites' | 'unwritable' | 'dropped'): number {
     let total = 0;
     for (const counters of this.byPath.values()) total += counters[key];
     return total;

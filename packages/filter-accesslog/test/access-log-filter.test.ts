@@ -324,7 +324,7 @@ describe('synchronous answers (an inner chain that completes without a promise)'
     const t = await startApp();
     const file = join(t.dir, 'sync-blocked.log');
     mkdirSync(file); // every write fails (EISDIR) until the directory is removed
-    const query = `accesslog=${encodeURIComponent(file)}&accesslog.max.pending=2&accesslog.buffer.size=1&accesslog.flush.interval=20`;
+    const query = `accesslog=${encodeURIComponent(file)}&accesslog.overflow=hold&accesslog.max.pending=2&accesslog.buffer.size=1&accesslog.flush.interval=20`;
     // Calls of caller 3 throw synchronously; the others complete synchronously.
     const { invoker, chain } = chainAround(t, query, (invocation) => {
       if (invocation.args[0] === 3) throw new RpcError(RpcErrorCode.NETWORK, 'thrown after the wait');

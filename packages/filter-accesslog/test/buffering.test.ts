@@ -116,6 +116,7 @@ describe('failing writes and back-pressure', () => {
     const greeter = await t.greeter(
       {
         accesslog: file,
+        'accesslog.overflow': 'hold',
         'accesslog.max.pending': 5,
         'accesslog.buffer.size': 2,
         'accesslog.flush.interval': 20,
@@ -191,7 +192,7 @@ describe('AccessLogStats', () => {
     expect(stats.files().map((f) => f.path)).toEqual([a, b]);
     expect(stats).toMatchObject({ written: 0, pending: 3, failedWrites: 0, unwritable: 0 });
     await t.app.shutdown();
-    expect(stats.file(a)).toEqual({ path: a, written: 1, pending: 0, failedWrites: 0, unwritable: 0 });
+    expect(stats.file(a)).toEqual({ path: a, written: 1, pending: 0, failedWrites: 0, unwritable: 0, dropped: 0 });
     expect(stats.file(b)).toMatchObject({ written: 2, pending: 0 });
     expect(stats.written).toBe(3);
     expect(stats.file(join(t.dir, 'unknown.log'))).toBeUndefined();

@@ -1,10 +1,8 @@
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
 import { Logger, RegistryFactory, type Registry, type URL } from '@weft/core';
 import { Inject } from '@weft/core/spi';
 
 import { EmbeddedRegistry } from './embedded-registry.js';
+import { defaultRegistryDirectory } from './registry-folder.js';
 
 /**
  * Creates {@link EmbeddedRegistry} clients: extension `embedded` of `weft.registry.RegistryFactory` (its default).
@@ -12,7 +10,7 @@ import { EmbeddedRegistry } from './embedded-registry.js';
  * @remarks One registry per directory and group, per application; destroyed with the application.
  * @example
  * ```ts
- * await WeftApplication.start({ root, registry: 'embedded://' }); // <tmpdir>/weft-registry
+ * await WeftApplication.start({ root, registry: 'embedded://' }); // $XDG_RUNTIME_DIR/weft-registry, ~/.weft/registry, …
  * ```
  */
 export class EmbeddedRegistryFactory extends RegistryFactory {
@@ -26,7 +24,7 @@ export class EmbeddedRegistryFactory extends RegistryFactory {
     const key = `${url.path}|${url.getParameter('group') ?? 'dubbo'}`;
     let registry = this.registries.get(key);
     if (registry === undefined) {
-      registry = new EmbeddedRegistry(url, this.logger, join(tmpdir(), 'weft-registry'));
+      registry = new EmbeddedRegistry(url, this.logger, defaultRegistryDirectory());
       this.registries.set(key, registry);
     }
     return registry;

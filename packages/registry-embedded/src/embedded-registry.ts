@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, watch as watchFolder, writeFileSync, type FSWatcher } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, watch as watchFolder, writeFileSync, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 
 import { AbstractRegistry, RegistryCategory, registryCategoryOf, URL, type Logger } from '@weft/core';
 import { safeLog } from '@weft/core/spi';
+
+import { checkRegistryFolder, currentUid } from './registry-folder.js';
 
 /** What an entry file holds. */
 interface EntryFile {
@@ -27,7 +29,9 @@ const CATEGORIES = [RegistryCategory.PROVIDERS, RegistryCategory.CONFIGURATORS, 
  * the machine.
  *
  * @remarks
- * `embedded:///path/to/dir` (default directory: `<tmpdir>/weft-registry`); the `group` key names the root
+ * `embedded:///path/to/dir` (default: a folder private to the user — `$XDG_RUNTIME_DIR/weft-registry`, else
+ * `~/.weft/registry`, else `<tmpdir>/weft-registry-<uid>`); the folder must be the user's own and not writable by
+ * group or others, and entries written by another user are ignored (warned once). The `group` key names the root
  * folder (default `dubbo`), as in ZooKeeper. Layout: `<dir>/<group>/<interface>/{providers,consumers,
  * configurators,routers}/<entry>.json`, each entry holding one URL — the same URLs ZooKeeper nodes name.
  * - **Ephemeral entries** (`dynamic=true`, the default) record the registering process's PID; an entry whose
@@ -48,6 +52,10 @@ export class EmbeddedRegistry extends AbstractRegistry {
   private readonly root: string;
   private readonly watches = new Map<string, Watch>();
   private readonly pollInterval: number;
+  /** This process's user: entries owned by anyone else are ignored. */
+  private readonly uid = currentUid();
+  /** Entries already reported as foreign (reported once, not on every poll). */
+  private readonly foreign = new Set<string>();
 
   constructor(url: URL, logger: Logger, defaultDirectory: string) {
     super(url, logger);
@@ -55,7 +63,9 @@ export class EmbeddedRegistry extends AbstractRegistry {
     const directory = url.path === '' ? defaultDirectory : `/${url.path}`;
     this.root = group === '' ? directory : join(directory, group);
     this.pollInterval = url.getParameter('poll.interval', 500);
-    mkdirSync(this.root, { recursive: true });
+    const source = `registry ${url.protocol}://${url.path === '' ? '' : `/${url.path}`}`;
+    checkRegistryFolder(directory, source);
+    if (this.root !== directory) checkRegistryFolder(this.root, source);
   }
 
   /** The folder this registry keeps its entries in. */
@@ -160,7 +170,9 @@ export class EmbeddedRegistry extends AbstractRegistry {
       const file = join(folder, name);
       let entry: EntryFile;
       try {
-        entry = JSON.parse(readFileSync(file, 'utf8')) as EntryFile;
+        const text = this.readOwn(file);
+        if (text === undefined) continue;
+        entry = JSON.parse(text) as EntryFile;
         if (typeof entry?.url !== 'string') throw new Error('no "url" field');
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
@@ -178,6 +190,24 @@ export class EmbeddedRegistry extends AbstractRegistry {
       }
     }
     return urls;
+  }
+
+  /** The entry's text, or `undefined` (with a warning, once) when another user wrote it. */
+  private readOwn(file: string): string | undefined {
+    const fd = openSync(file, 'r');
+    try {
+      const owner = fstatSync(fd).uid;
+      if (this.uid !== undefined && owner !== this.uid) {
+        if (!this.foreign.has(file)) {
+          this.foreign.add(file);
+          safeLog(this.logger, 'warn', `ignoring registry entry ${file}: it was written by uid ${owner}, not by this process's user (uid ${this.uid}).`);
+        }
+        return undefined;
+      }
+      return readFileSync(fd, 'utf8');
+    } finally {
+      closeSync(fd);
+    }
   }
 
   private categoriesOf(subscription: URL): RegistryCategory[] {

@@ -484,6 +484,8 @@ export class WeftApplication {
   /**
    * Shuts down gracefully: new calls are refused, in-flight calls finish (up to `timeout` ms), then services are
    * un-exported, references destroyed and the application scope released. Idempotent.
+   * @remarks Extensions see the deadline as `ApplicationModel.shutdownDeadline` (what is left of `timeout`, at least
+   * 250 ms after the calls drained); those that wait on something outside in `destroy()` stop by then.
    */
   shutdown(options: { readonly timeout?: number } = {}): Promise<void> {
     this.stopped ??= this.doShutdown(options.timeout ?? 10_000);
@@ -491,6 +493,7 @@ export class WeftApplication {
   }
 
   private async doShutdown(timeout: number): Promise<void> {
+    const deadline = Date.now() + timeout;
     this.gate.closing = new RpcError(RpcErrorCode.NO_INVOKER, `Application "${this.name}" is shutting down; no new calls are accepted.`);
     const drained = await this.gate.whenIdle(timeout);
     if (!drained) this.model.logger.warn(`shutdown of "${this.name}": ${this.gate.active} call(s) still in flight after ${timeout} ms; closing anyway.`);
@@ -505,6 +508,9 @@ export class WeftApplication {
       }),
     );
     await Promise.allSettled(this.directories.splice(0).map((d) => d.destroy()));
+    // Extensions' destroy() (flushing a log, closing a pool) gets what is left of the timeout, and at least
+    // SHUTDOWN_GRACE_MS even when draining calls used it all.
+    this.model.shutdownDeadline = Math.max(deadline, Date.now() + SHUTDOWN_GRACE_MS);
     if (this.ownsFramework) await this.model.framework.destroy();
     else await this.model.destroy();
   }
@@ -516,6 +522,9 @@ export class WeftApplication {
   }
 
 }
+
+/** The time extensions get to finish their destroy() after the calls drained, even when draining used the whole timeout. */
+const SHUTDOWN_GRACE_MS = 250;
 
 /** The address variables of an environment (`DUBBO_…`, `WEFT_…`, `<PROTOCOL>_DUBBO_…`), copied once. */
 function addressEnvironment(env: AddressEnvironment): AddressEnvironment {

@@ -90,6 +90,10 @@ const ROWS: readonly (readonly [string, string | readonly string[], boolean?])[]
   ['accesslog.buffer.size', '@weft/filter-accesslog'],
   ['accesslog.flush.interval', '@weft/filter-accesslog'],
   ['accesslog.max.pending', '@weft/filter-accesslog'],
+  ['accesslog.overflow', '@weft/filter-accesslog'],
+  ['accesslog.spool.max', '@weft/filter-accesslog'],
+  ['accesslog.write.timeout', '@weft/filter-accesslog'],
+  ['accesslog.exit-flush', '@weft/filter-accesslog'],
   // Triple
   ['payload', TRIPLE],
   ['max-concurrent-streams', TRIPLE],

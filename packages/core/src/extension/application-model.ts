@@ -23,6 +23,12 @@ import { ScopeModel } from './scope-model.js';
  */
 export class ApplicationModel extends ScopeModel {
   readonly kind = 'application' as const;
+  /**
+   * When the application's shutdown must be over (epoch ms): set by `WeftApplication.shutdown({ timeout })` before
+   * the scope is destroyed, so extensions whose `destroy()` waits on something outside (a disk, a peer) stop by
+   * then. `undefined`: no deadline was given (the scope was destroyed directly).
+   */
+  shutdownDeadline: number | undefined = undefined;
 
   /** @internal Use `framework.newApplication()`. */
   constructor(
