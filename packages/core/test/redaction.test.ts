@@ -106,6 +106,16 @@ describe('error paths that format a URL', () => {
     expect(clean(warning as string)).toContain('url=injvm://ann:***@127.0.0.1/org.acme.Greeter?token=***');
   });
 
+  it('start({ registry }) that does not parse or names a missing registry type', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'weft-redact-'));
+    roots.push(root);
+    writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0' }));
+    const bad = await messageOf(() => WeftApplication.start({ root, registry: 'zookeeper://admin:Pa55word@10.0.0.5:99999?token=T0kenValue' }));
+    expect(bad).toContain('registry=zookeeper://admin:***@10.0.0.5:99999?token=***');
+    const missing = await messageOf(() => WeftApplication.start({ root, registry: 'nacos://admin:Pa55word@10.0.0.5:8848?api-key=Ap1Key' }));
+    expect(missing).toContain('registry=nacos://admin:***@10.0.0.5:8848?api-key=***');
+  });
+
   it('a malformed value of a secret key is not echoed; the URL in the message has no password', () => {
     const url = URL.parse('tri://ann:Pa55word@10.0.0.1/x?token=T0kenValue');
     let message = '';

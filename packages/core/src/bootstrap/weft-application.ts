@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { networkInterfaces } from 'node:os';
 
 import { safeLog, type Logger } from '../common/logger.js';
-import { maskedIdentity, maskSecrets } from '../common/mask-secrets.js';
+import { maskedIdentity, maskSecrets, maskUrlText } from '../common/mask-secrets.js';
 import { Cluster } from '../cluster/cluster.js';
 import type { Directory } from '../cluster/directory.js';
 import { ConfigValidator } from '../config/config-validator.js';
@@ -227,16 +227,16 @@ export class WeftApplication {
         try {
           registryUrl = URL.parse(options.registry);
         } catch (error) {
-          throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `start(): registry=${options.registry} is not a valid URL: ${(error as Error).message}`, {
+          throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `start(): registry=${maskUrlText(options.registry)} is not a valid URL: ${(error as Error).message}`, {
             cause: error,
           });
         }
-        reportUnknownKeys(keys, strict, model.logger, registryUrl.parameters.keys(), [], `start(): registry=${options.registry}`);
+        reportUnknownKeys(keys, strict, model.logger, registryUrl.parameters.keys(), [], `start(): registry=${maskUrlText(options.registry)}`);
         const factories = model.getExtensionLoader(RegistryFactory);
         if (!factories.hasExtension(registryUrl.protocol)) {
           throw new ExtensionError(
             ExtensionErrorCode.INVALID_PARAMETER,
-            `start(): registry=${options.registry} needs a "${registryUrl.protocol}" registry. ${factories.describeMissing(registryUrl.protocol)}`,
+            `start(): registry=${maskUrlText(options.registry)} needs a "${registryUrl.protocol}" registry. ${factories.describeMissing(registryUrl.protocol)}`,
           );
         }
         registry = factories.getExtension(registryUrl.protocol).getRegistry(registryUrl.addParameterIfAbsent('application', name));
