@@ -234,7 +234,7 @@ describe('weft override: bad input and unreachable registries', () => {
     const started = Date.now();
     const result = await override('list', '--registry', `embedded://${file}/registry`, '--service', 'org.acme.Greeter');
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`weft override: error: cannot reach registry embedded://${file}/registry: ENOTDIR`);
+    expect(result.stderr).toContain(`weft override: error: cannot reach registry embedded://${file}/registry: cannot create the registry folder ${file}/registry: ENOTDIR`);
     expect(Date.now() - started).toBeLessThan(3000);
     const set = await override('set', '--registry', `embedded://${file}/registry`, '--service', 'org.acme.Greeter', 'timeout=1');
     expect(set.code).toBe(1);

@@ -73,6 +73,7 @@ export {
   type ReferOptions,
   type WeftApplicationOptions,
   type ApplicationParameterOptions,
+  type ServiceStatus,
 } from './bootstrap/weft-application.js';
 export {
   resolveServiceAddress,

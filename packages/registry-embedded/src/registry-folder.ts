@@ -52,7 +52,7 @@ export function checkRegistryFolder(folder: string, source: string): void {
   try {
     mkdirSync(folder, { recursive: true, mode: 0o700 });
   } catch (error) {
-    throw new RpcError(RpcErrorCode.REGISTRY, `${source}: cannot create the registry folder ${folder}: ${(error as Error).message}`, { cause: error });
+    throw new RpcError(RpcErrorCode.REGISTRY, `cannot create the registry folder ${folder}: ${(error as Error).message}`, { cause: error });
   }
   const stat = statSync(folder);
   const uid = currentUid();

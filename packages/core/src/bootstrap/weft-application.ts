@@ -189,6 +189,10 @@ export class WeftApplication {
   private readonly exporters: Exporter[] = [];
   private readonly registrations: URL[] = [];
   private readonly exportedUrls = new Map<Exporter, URL>();
+  /** Each registered export's provider URL as registered, and whether it is online (registered now). */
+  private readonly providerRegistrations = new Map<Exporter, { readonly url: URL; online: boolean }>();
+  /** Exports and refers in progress (readiness waits for them). */
+  private inProgress = 0;
   private readonly directories: ReferenceDirectory[] = [];
   private readonly references = new WeakMap<object, ReferenceDirectory>();
   private readonly gate = new Gate();
@@ -210,6 +214,18 @@ export class WeftApplication {
     private readonly env: AddressEnvironment,
   ) {
     this.checker = new ServiceUrlChecker(model, parameterKeys, strict);
+    model.registerService(APPLICATION_SERVICE, this);
+  }
+
+  /**
+   * The application that owns `model`, for extensions that operate on it (QoS `online`/`offline`, consoles).
+   * @example
+   * ```ts
+   * const app = WeftApplication.of(model); // inside an extension with @Inject(ApplicationModel) model
+   * ```
+   */
+  static of(model: ApplicationModel): WeftApplication | undefined {
+    return model.hasService(APPLICATION_SERVICE) ? model.getService<WeftApplication>(APPLICATION_SERVICE) : undefined;
   }
 
   /** Creates the application, loads the core extension points and connects to the registry, if any. */
@@ -263,6 +279,19 @@ export class WeftApplication {
     service: ServiceDefinition<M>,
     implementation: ServiceImplementation<M>,
     options: ExportOptions = {},
+  ): Promise<ExportedService> {
+    this.inProgress++;
+    try {
+      return await this.exportNow(service, implementation, options);
+    } finally {
+      this.inProgress--;
+    }
+  }
+
+  private async exportNow<M extends Record<string, MethodSpec>>(
+    service: ServiceDefinition<M>,
+    implementation: ServiceImplementation<M>,
+    options: ExportOptions,
   ): Promise<ExportedService> {
     this.assertRunning();
     const protocols = this.model.getExtensionLoader(Protocol);
@@ -320,6 +349,7 @@ export class WeftApplication {
         throw error;
       }
       this.registrations.push(registered);
+      this.providerRegistrations.set(exporter, { url: registered, online: true });
     }
     safeLog(this.model.logger, 'info', `exported ${service.name} at ${maskSecrets(url)}`);
     return {
@@ -327,7 +357,9 @@ export class WeftApplication {
       unexport: async () => {
         const at = this.exporters.indexOf(exporter);
         if (at >= 0) this.exporters.splice(at, 1);
-        if (registered !== undefined) {
+        const registration = this.providerRegistrations.get(exporter);
+        this.providerRegistrations.delete(exporter);
+        if (registered !== undefined && registration?.online !== false) {
           this.registrations.splice(this.registrations.indexOf(registered), 1);
           await registry?.unregister(registered);
         }
@@ -344,6 +376,15 @@ export class WeftApplication {
    * @throws `ERR_SPI_INVALID_PARAMETER` naming the offending option or parameter.
    */
   async refer<M extends Record<string, MethodSpec>>(service: ServiceDefinition<M>, options: ReferOptions = {}): Promise<CallableProxy<M>> {
+    this.inProgress++;
+    try {
+      return await this.referNow(service, options);
+    } finally {
+      this.inProgress--;
+    }
+  }
+
+  private async referNow<M extends Record<string, MethodSpec>>(service: ServiceDefinition<M>, options: ReferOptions): Promise<CallableProxy<M>> {
     this.assertRunning();
     const where = `refer(${service.name})`;
     const consumerUrl = new URL({
@@ -515,12 +556,114 @@ export class WeftApplication {
     else await this.model.destroy();
   }
 
+  /**
+   * What the application exports and refers, with registration state: for tools (QoS `ls`, consoles).
+   * @example
+   * ```ts
+   * for (const p of app.serviceStatus().providers) console.log(p.serviceKey, p.registered ? 'online' : 'offline');
+   * ```
+   */
+  serviceStatus(): ServiceStatus {
+    const providers = [...this.exportedUrls.entries()].map(([exporter, url]) => {
+      const registration = this.providerRegistrations.get(exporter);
+      return { serviceKey: url.getServiceKey() ?? url.path, url, registrable: registration !== undefined, registered: registration?.online === true };
+    });
+    const consumers = this.directories.map((directory) => ({
+      serviceKey: directory.getConsumerUrl().getServiceKey() ?? directory.service.name,
+      fromRegistry: directory instanceof RegistryDirectory,
+      providers: directory.getAllInvokers().length,
+    }));
+    const byKey = (a: { serviceKey: string }, b: { serviceKey: string }) => (a.serviceKey < b.serviceKey ? -1 : a.serviceKey > b.serviceKey ? 1 : 0);
+    return { registry: this.registry?.getUrl().protocol, providers: providers.sort(byKey), consumers: consumers.sort(byKey) };
+  }
+
+  /**
+   * Whether the application is ready for traffic (Dubbo's readiness probe): started, not shutting down, no export or
+   * refer in progress, and — if it registers providers — at least one of them online.
+   */
+  isReady(): boolean {
+    if (this.stopped !== undefined || this.inProgress > 0) return false;
+    const registrations = [...this.providerRegistrations.values()];
+    return registrations.length === 0 || registrations.some((r) => r.online);
+  }
+
+  /**
+   * Takes the registered providers whose service key `matches` out of the registry without stopping them (Dubbo's
+   * QoS `offline`): consumers stop routing to them once the registry tells them, calls in flight complete, and
+   * direct or in-process callers still reach them. Resolves with how many were taken offline.
+   * @example
+   * ```ts
+   * await app.offline((key) => key === 'org.acme.Greeter'); // 1
+   * ```
+   */
+  async offline(matches: (serviceKey: string) => boolean = () => true): Promise<number> {
+    this.assertRunning();
+    let count = 0;
+    for (const [exporter, registration] of this.providerRegistrations) {
+      const key = this.exportedUrls.get(exporter)?.getServiceKey();
+      if (!registration.online || key === undefined || !matches(key)) continue;
+      await this.registry?.unregister(registration.url);
+      registration.online = false;
+      const at = this.registrations.indexOf(registration.url);
+      if (at >= 0) this.registrations.splice(at, 1);
+      count++;
+    }
+    return count;
+  }
+
+  /** Registers again the providers {@link offline} took out (Dubbo's QoS `online`). Resolves with how many. */
+  async online(matches: (serviceKey: string) => boolean = () => true): Promise<number> {
+    this.assertRunning();
+    let count = 0;
+    for (const [exporter, registration] of this.providerRegistrations) {
+      const key = this.exportedUrls.get(exporter)?.getServiceKey();
+      if (registration.online || key === undefined || !matches(key)) continue;
+      await this.registry?.register(registration.url);
+      registration.online = true;
+      this.registrations.push(registration.url);
+      count++;
+    }
+    return count;
+  }
+
   private assertRunning(): void {
     if (this.stopped !== undefined) {
       throw new ExtensionError(ExtensionErrorCode.DESTROYED, `Application "${this.name}" has been shut down.`);
     }
   }
 
+}
+
+/** The model service under which an application registers itself ({@link WeftApplication.of}). */
+const APPLICATION_SERVICE = 'weft.WeftApplication';
+
+/**
+ * What an application exports and refers: {@link WeftApplication.serviceStatus}.
+ * @example
+ * ```ts
+ * const { providers, consumers } = app.serviceStatus();
+ * ```
+ */
+export interface ServiceStatus {
+  /** The registry's protocol (`zookeeper`, `embedded`), when the application has one. */
+  readonly registry: string | undefined;
+  /** Exported services, sorted by service key. */
+  readonly providers: readonly {
+    readonly serviceKey: string;
+    readonly url: URL;
+    /** Whether the export is registered with the registry at all (not injvm, not `register: false`). */
+    readonly registrable: boolean;
+    /** Whether it is registered now (false: offline, or not registrable). */
+    readonly registered: boolean;
+  }[];
+  /** Referred services, sorted by service key. */
+  readonly consumers: readonly {
+    readonly serviceKey: string;
+    /** Whether providers come from the registry (else from `url`). */
+    readonly fromRegistry: boolean;
+    /** Providers the reference knows now. */
+    readonly providers: number;
+  }[];
 }
 
 /** The time extensions get to finish their destroy() after the calls drained, even when draining used the whole timeout. */

@@ -94,6 +94,15 @@ const ROWS: readonly (readonly [string, string | readonly string[], boolean?])[]
   ['accesslog.spool.max', '@weft/filter-accesslog'],
   ['accesslog.write.timeout', '@weft/filter-accesslog'],
   ['accesslog.exit-flush', '@weft/filter-accesslog'],
+  // QoS
+  ['qos.enable', '@weft/qos'],
+  ['qos.port', '@weft/qos'],
+  ['qos.host', '@weft/qos'],
+  ['qos.check', '@weft/qos'],
+  ['qos.accept.foreign.ip', '@weft/qos'],
+  ['qos.accept.foreign.ip.whitelist', '@weft/qos'],
+  ['qos.anonymous.access.permission.level', '@weft/qos'],
+  ['qos.anonymous.access.allow.commands', '@weft/qos'],
   // Triple
   ['payload', TRIPLE],
   ['max-concurrent-streams', TRIPLE],
