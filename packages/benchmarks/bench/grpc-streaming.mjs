@@ -73,6 +73,12 @@ function memoryOf(pid) {
   return { rss: field('VmRSS'), peak: field('VmHWM') };
 }
 
+/** CPU time (user + system) a process has used, in ms (Linux /proc; clock ticks of 10 ms). */
+function cpuMsOf(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 /** A request iterable the caller pushes into (the bidi client side of Weft's ping-pong). */
 function pushable() {
   const queued = [];
@@ -251,23 +257,39 @@ console.log(`\n── tri streaming vs @grpc/grpc-js (servers in child processes
     await floorDownload(STREAM_MESSAGES);
   }
   const samples = { weft: [], grpc: [], floor: [] };
+  // CPU used per message by the consumer (this process) and the provider (its process): on a machine whose cores are
+  // all busy, throughput follows the CPU both sides need together, not the wall time of one side.
+  const cpu = { weft: { client: 0, server: 0 }, grpc: { client: 0, server: 0 }, floor: { client: 0, server: 0 } };
+  const serverPid = { weft: weftServer.pid, grpc: grpcServer.pid, floor: floorServer.pid };
   for (let r = 0; r < STREAM_ROUNDS; r++) {
-    for (const stack of ORDERS[r % ORDERS.length]) samples[stack].push(await DOWNLOADS[stack](STREAM_MESSAGES));
+    for (const stack of ORDERS[r % ORDERS.length]) {
+      const client = process.cpuUsage();
+      const server = cpuMsOf(serverPid[stack]);
+      samples[stack].push(await DOWNLOADS[stack](STREAM_MESSAGES));
+      const used = process.cpuUsage(client);
+      cpu[stack].client += (used.user + used.system) / 1000;
+      cpu[stack].server += cpuMsOf(serverPid[stack]) - server;
+    }
   }
+  const perMessage = (ms) => (ms * 1000) / (STREAM_ROUNDS * STREAM_MESSAGES);
+  const cpuOf = (stack) => `${perMessage(cpu[stack].client).toFixed(2)} + ${perMessage(cpu[stack].server).toFixed(2)} µs`;
+  const cpuTotal = (stack) => cpu[stack].client + cpu[stack].server;
   const rows = [
     summarize('weft tri: provider → consumer', samples.weft, STREAM_MESSAGES),
     summarize('@grpc/grpc-js server → client', samples.grpc, STREAM_MESSAGES),
     summarize('floor: node:http2 + gRPC framing + protobuf-es', samples.floor, STREAM_MESSAGES),
   ];
-  printTable(`server streaming, ${SIZE} B messages, one stream of ${STREAM_MESSAGES} per round, ${STREAM_ROUNDS} alternating rounds (ns per message)`, rows, {
+  printTable(`server streaming, ${SIZE} B messages, one stream of ${STREAM_MESSAGES} per round, ${STREAM_ROUNDS} rounds rotating the order of the stacks (ns per message)`, rows, {
     baseline: '@grpc/grpc-js server → client',
   });
+  console.log(`  CPU per message, consumer + provider process: weft ${cpuOf('weft')}, grpc-js ${cpuOf('grpc')}, floor ${cpuOf('floor')}`);
   const [w, g, f] = rows;
   const mibs = (row) => ((row.opsPerSec * SIZE) / 2 ** 20).toFixed(1);
   const msgs = (row) => Math.round(row.opsPerSec).toLocaleString('en-US');
   figures.push(
     `server streaming (1 KiB messages): Weft ${msgs(w)} msg/s (${mibs(w)} MiB/s), grpc-js ${msgs(g)} msg/s (${mibs(g)} MiB/s): ` +
-      `Weft = ${formatRatio(g.nsPerOp / w.nsPerOp)} grpc-js's throughput (target ≥ 2×); node:http2 floor ${msgs(f)} msg/s: Weft ${formatRatio(f.nsPerOp / w.nsPerOp)}, grpc-js ${formatRatio(f.nsPerOp / g.nsPerOp)} the floor`,
+      `Weft = ${formatRatio(g.nsPerOp / w.nsPerOp)} grpc-js's throughput (target ≥ 2×); node:http2 floor ${msgs(f)} msg/s: Weft ${formatRatio(f.nsPerOp / w.nsPerOp)}, grpc-js ${formatRatio(f.nsPerOp / g.nsPerOp)} the floor; ` +
+      `CPU per message (consumer + provider): Weft ${cpuOf('weft')}, grpc-js ${cpuOf('grpc')}, floor ${cpuOf('floor')} = Weft needs ${formatRatio(cpuTotal('weft') / cpuTotal('grpc'))} grpc-js's CPU`,
   );
 }
 

@@ -13,8 +13,9 @@ export interface WriteControl {
 
 /**
  * Writes the messages of `source` to an HTTP/2 stream as gRPC frames, pulling the next message only when the stream
- * is writable: when more than {@link WRITE_BUDGET} bytes wait unsent the loop waits for `drain`, so a slow reader
- * (whose HTTP/2 window closed) keeps the writer's memory bounded — the producer is simply not asked for more.
+ * is writable: when more than {@link WRITE_BUDGET} bytes wait unsent the loop waits until half of them went out, so
+ * a slow reader (whose HTTP/2 window closed) keeps the writer's memory bounded — the producer is simply not asked for
+ * more — while a fast one finds the next frames already queued when the last ones leave (no stop-and-go).
  *
  * @remarks
  * Small frames are coalesced: every message the source yields within one turn of the event loop is framed (the
@@ -63,7 +64,7 @@ export async function writeMessages(
       else batch.addFrame(encodeCompressedFrame(payload, encoding));
       if (stream.writableLength + batch.pending > WRITE_BUDGET && !control.stopped) {
         batch.flush();
-        await drained(stream, control);
+        await batch.belowLowWater(control);
       }
     }
   } catch (error) {
@@ -86,6 +87,9 @@ export async function writeMessages(
  */
 const WRITE_BUDGET = 256 * 1024;
 
+/** Unsent bytes below which a writer waiting for the stream is woken (half the budget: the rest keeps the pipe busy). */
+const WRITE_LOW_WATER = WRITE_BUDGET / 2;
+
 /** Frames up to this size are coalesced into the slab; larger ones are written as they are (no copy). */
 const COALESCE_LIMIT = 16 * 1024;
 
@@ -102,9 +106,16 @@ class FrameBatch {
   private start = 0;
   private end = 0;
   private scheduled = false;
+  /** Wakes the writer waiting in {@link FrameBatch.belowLowWater}. */
+  private waiting: (() => void) | undefined = undefined;
   private readonly onTick = (): void => {
     this.scheduled = false;
     this.flush();
+  };
+  /** A write completed: wake the waiting writer once the unsent bytes fell to the low-water mark. */
+  private readonly onWritten = (): void => {
+    const waiting = this.waiting;
+    if (waiting !== undefined && this.stream.writableLength <= WRITE_LOW_WATER) waiting();
   };
 
   constructor(private readonly stream: Writable) {}
@@ -123,7 +134,7 @@ class FrameBatch {
       frame[0] = 0;
       frame.writeUInt32BE(payload.length, 1);
       frame.set(payload, FRAME_HEADER_LENGTH);
-      this.stream.write(frame);
+      this.stream.write(frame, this.onWritten);
       return;
     }
     const slab = this.room(size);
@@ -139,7 +150,7 @@ class FrameBatch {
   addFrame(frame: Buffer): void {
     if (frame.length > COALESCE_LIMIT) {
       this.flush();
-      this.stream.write(frame);
+      this.stream.write(frame, this.onWritten);
       return;
     }
     const slab = this.room(frame.length);
@@ -154,7 +165,29 @@ class FrameBatch {
     const chunk = (this.slab as Buffer).subarray(this.start, this.end);
     this.start = this.end;
     const stream = this.stream;
-    if (!stream.destroyed && !stream.writableEnded) stream.write(chunk);
+    if (!stream.destroyed && !stream.writableEnded) stream.write(chunk, this.onWritten);
+  }
+
+  /**
+   * Resolves once the stream's unsent bytes fell to {@link WRITE_LOW_WATER} (a write completed), it drained or closed,
+   * or `control.wake` was called (the call ended). Call it after {@link FrameBatch.flush}.
+   */
+  belowLowWater(control: WriteControl): Promise<void> {
+    const stream = this.stream;
+    return new Promise((resolve) => {
+      const done = () => {
+        if (this.waiting !== done) return;
+        this.waiting = undefined;
+        stream.removeListener('drain', done);
+        stream.removeListener('close', done);
+        if (control.wake === done) control.wake = undefined;
+        resolve();
+      };
+      this.waiting = done;
+      control.wake = done;
+      stream.once('drain', done);
+      stream.once('close', done);
+    });
   }
 
   private room(size: number): Buffer {
@@ -176,17 +209,3 @@ class FrameBatch {
 }
 
 function ignore(): void {}
-
-function drained(stream: Writable, control: WriteControl): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      stream.removeListener('drain', done);
-      stream.removeListener('close', done);
-      control.wake = undefined;
-      resolve();
-    };
-    control.wake = done;
-    stream.once('drain', done);
-    stream.once('close', done);
-  });
-}
