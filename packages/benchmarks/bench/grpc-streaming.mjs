@@ -9,6 +9,10 @@
 //                     same client for both), each makes one Download(1 × 1 KiB) call and stays open; the server
 //                     process's RSS before, with the 1,000 sessions open, and its peak (VmHWM).
 //
+// The floor is no RPC stack: bare node:http2 on both sides with gRPC framing and @bufbuild/protobuf per message
+// (toBinary/fromBinary), the same calls — what any gRPC stack on node:http2 must pay; its rows say how much of each
+// figure is Node's HTTP/2 itself (a latency target below the floor cannot be met by any stack on node:http2).
+//
 // Both servers are the default configuration of their stack (Weft: an async generator out, an async iterable in,
 // the filter packages of a plain app, no tuning keys; grpc-js: write() then wait for 'drain'). The Weft consumer
 // gives the stream a 60 s deadline (the default 1 s would cover the whole stream; a deadline is one timer per
@@ -20,7 +24,7 @@ import http2 from 'node:http2';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
-import { create, toBinary } from '@bufbuild/protobuf';
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { WeftApplication } from '@weft/core';
@@ -28,7 +32,8 @@ import { defineProtoService } from '@weft/serialization-protobuf';
 import { createTestApp } from '@weft/test-utils';
 
 import { formatNs, formatRatio, printTable, summarize } from '../../core/bench/harness.mjs';
-import { DownloadRequestSchema, StreamBench as StreamBenchDesc } from './gen/weft/bench/v1/stream_bench_pb.js';
+import { ChunkSchema, DownloadRequestSchema, StreamBench as StreamBenchDesc } from './gen/weft/bench/v1/stream_bench_pb.js';
+import { frame, GrpcFrames } from './grpc-frames.mjs';
 
 const quick = process.env.WEFT_BENCH_QUICK === '1';
 const SIZE = 1024;
@@ -66,6 +71,12 @@ function memoryOf(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) / 1024;
   return { rss: field('VmRSS'), peak: field('VmHWM') };
+}
+
+/** CPU time (user + system) a process has used, in ms (Linux /proc; clock ticks of 10 ms). */
+function cpuMsOf(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** A request iterable the caller pushes into (the bidi client side of Weft's ping-pong). */
@@ -107,6 +118,7 @@ function pushable() {
 
 const weftServer = await startServer('weft');
 const grpcServer = await startServer('grpc-js');
+const floorServer = await startServer('floor');
 
 const testApp = createTestApp(['@weft/core', '@weft/cluster', '@weft/protocol-triple', '@weft/serialization-protobuf'], {
   prefix: 'weft-bench-stream-client',
@@ -119,6 +131,10 @@ const loaded = grpc.loadPackageDefinition(protoLoader.loadSync(PROTO, { defaults
 const grpcClient = new loaded.weft.bench.v1.StreamBench(`127.0.0.1:${grpcServer.port}`, grpc.credentials.createInsecure());
 
 const chunk = { data: new Uint8Array(SIZE).fill(7) };
+const floorSession = http2.connect(`http://127.0.0.1:${floorServer.port}`);
+await once(floorSession, 'connect');
+const floorChunk = create(ChunkSchema, chunk);
+const FLOOR_HEADERS = (method) => ({ ':method': 'POST', ':path': `/weft.bench.v1.StreamBench/${method}`, 'content-type': 'application/grpc', te: 'trailers' });
 const grpcChunk = { data: Buffer.alloc(SIZE, 7) };
 
 /** One Download stream of `count` chunks; resolves with ns per message. */
@@ -140,6 +156,21 @@ function grpcDownload(count) {
     call.on('end', () =>
       received === count ? resolve(Number(process.hrtime.bigint() - start) / count) : reject(new Error(`grpc-js: ${received} of ${count} chunks`)),
     );
+  });
+}
+
+function floorDownload(count) {
+  const start = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    let received = 0;
+    const call = floorSession.request(FLOOR_HEADERS('Download'));
+    const frames = new GrpcFrames((message) => (received += fromBinary(ChunkSchema, message).data.length === SIZE ? 1 : 0));
+    call.on('data', (data) => frames.push(data));
+    call.on('error', reject);
+    call.on('end', () =>
+      received === count ? resolve(Number(process.hrtime.bigint() - start) / count) : reject(new Error(`floor: ${received} of ${count} chunks`)),
+    );
+    call.end(frame(toBinary(DownloadRequestSchema, create(DownloadRequestSchema, { count, size: SIZE }))));
   });
 }
 
@@ -183,30 +214,82 @@ function grpcPingPong(pings) {
   });
 }
 
+function floorPingPong(pings) {
+  return new Promise((resolve, reject) => {
+    const call = floorSession.request(FLOOR_HEADERS('PingPong'));
+    const times = new Array(pings);
+    let i = 0;
+    let start = 0n;
+    const ping = () => {
+      start = process.hrtime.bigint();
+      call.write(frame(toBinary(ChunkSchema, floorChunk)));
+    };
+    const frames = new GrpcFrames((message) => {
+      times[i++] = Number(process.hrtime.bigint() - start);
+      if (fromBinary(ChunkSchema, message).data.length !== SIZE) reject(new Error('floor: wrong chunk'));
+      if (i < pings) ping();
+      else call.end();
+    });
+    call.on('data', (data) => frames.push(data));
+    call.on('error', reject);
+    call.on('end', () => (i === pings ? resolve(times) : reject(new Error(`floor: ${i} of ${pings} pongs`))));
+    ping();
+  });
+}
+
+const DOWNLOADS = { weft: weftDownload, grpc: grpcDownload, floor: floorDownload };
+const PING_PONGS = { weft: weftPingPong, grpc: grpcPingPong, floor: floorPingPong };
+/** The order of the stacks in round `r`: each goes first, second and last equally often. */
+const ORDERS = [
+  ['weft', 'grpc', 'floor'],
+  ['grpc', 'floor', 'weft'],
+  ['floor', 'weft', 'grpc'],
+];
+
 // ---------------------------------------------------------------------------------------------------------------
 // 1. Server-streaming throughput
 
-console.log(`\n── tri streaming vs @grpc/grpc-js (servers in child processes: weft pid ${weftServer.pid}, grpc-js pid ${grpcServer.pid}) ──`);
+console.log(`\n── tri streaming vs @grpc/grpc-js (servers in child processes: weft pid ${weftServer.pid}, grpc-js pid ${grpcServer.pid}, floor pid ${floorServer.pid}) ──`);
 {
   for (let i = 0; i < 3; i++) {
     await weftDownload(STREAM_MESSAGES);
     await grpcDownload(STREAM_MESSAGES);
+    await floorDownload(STREAM_MESSAGES);
   }
-  const samples = { weft: [], grpc: [] };
+  const samples = { weft: [], grpc: [], floor: [] };
+  // CPU used per message by the consumer (this process) and the provider (its process): on a machine whose cores are
+  // all busy, throughput follows the CPU both sides need together, not the wall time of one side.
+  const cpu = { weft: { client: 0, server: 0 }, grpc: { client: 0, server: 0 }, floor: { client: 0, server: 0 } };
+  const serverPid = { weft: weftServer.pid, grpc: grpcServer.pid, floor: floorServer.pid };
   for (let r = 0; r < STREAM_ROUNDS; r++) {
-    const order = r % 2 === 0 ? ['weft', 'grpc'] : ['grpc', 'weft'];
-    for (const stack of order) samples[stack].push(await (stack === 'weft' ? weftDownload : grpcDownload)(STREAM_MESSAGES));
+    for (const stack of ORDERS[r % ORDERS.length]) {
+      const client = process.cpuUsage();
+      const server = cpuMsOf(serverPid[stack]);
+      samples[stack].push(await DOWNLOADS[stack](STREAM_MESSAGES));
+      const used = process.cpuUsage(client);
+      cpu[stack].client += (used.user + used.system) / 1000;
+      cpu[stack].server += cpuMsOf(serverPid[stack]) - server;
+    }
   }
-  const rows = [summarize('weft tri: provider → consumer', samples.weft, STREAM_MESSAGES), summarize('@grpc/grpc-js server → client', samples.grpc, STREAM_MESSAGES)];
-  printTable(`server streaming, ${SIZE} B messages, one stream of ${STREAM_MESSAGES} per round, ${STREAM_ROUNDS} alternating rounds (ns per message)`, rows, {
+  const perMessage = (ms) => (ms * 1000) / (STREAM_ROUNDS * STREAM_MESSAGES);
+  const cpuOf = (stack) => `${perMessage(cpu[stack].client).toFixed(2)} + ${perMessage(cpu[stack].server).toFixed(2)} µs`;
+  const cpuTotal = (stack) => cpu[stack].client + cpu[stack].server;
+  const rows = [
+    summarize('weft tri: provider → consumer', samples.weft, STREAM_MESSAGES),
+    summarize('@grpc/grpc-js server → client', samples.grpc, STREAM_MESSAGES),
+    summarize('floor: node:http2 + gRPC framing + protobuf-es', samples.floor, STREAM_MESSAGES),
+  ];
+  printTable(`server streaming, ${SIZE} B messages, one stream of ${STREAM_MESSAGES} per round, ${STREAM_ROUNDS} rounds rotating the order of the stacks (ns per message)`, rows, {
     baseline: '@grpc/grpc-js server → client',
   });
-  const [w, g] = rows;
+  console.log(`  CPU per message, consumer + provider process: weft ${cpuOf('weft')}, grpc-js ${cpuOf('grpc')}, floor ${cpuOf('floor')}`);
+  const [w, g, f] = rows;
   const mibs = (row) => ((row.opsPerSec * SIZE) / 2 ** 20).toFixed(1);
   const msgs = (row) => Math.round(row.opsPerSec).toLocaleString('en-US');
   figures.push(
     `server streaming (1 KiB messages): Weft ${msgs(w)} msg/s (${mibs(w)} MiB/s), grpc-js ${msgs(g)} msg/s (${mibs(g)} MiB/s): ` +
-      `Weft = ${formatRatio(g.nsPerOp / w.nsPerOp)} grpc-js's throughput (target ≥ 2×)`,
+      `Weft = ${formatRatio(g.nsPerOp / w.nsPerOp)} grpc-js's throughput (target ≥ 2×); node:http2 floor ${msgs(f)} msg/s: Weft ${formatRatio(f.nsPerOp / w.nsPerOp)}, grpc-js ${formatRatio(f.nsPerOp / g.nsPerOp)} the floor; ` +
+      `CPU per message (consumer + provider): Weft ${cpuOf('weft')}, grpc-js ${cpuOf('grpc')}, floor ${cpuOf('floor')} = Weft needs ${formatRatio(cpuTotal('weft') / cpuTotal('grpc'))} grpc-js's CPU`,
   );
 }
 
@@ -216,16 +299,20 @@ console.log(`\n── tri streaming vs @grpc/grpc-js (servers in child processes
 {
   await weftPingPong(PINGS);
   await grpcPingPong(PINGS);
-  const times = { weft: [], grpc: [] };
+  await floorPingPong(PINGS);
+  const times = { weft: [], grpc: [], floor: [] };
   for (let r = 0; r < PING_ROUNDS; r++) {
-    const order = r % 2 === 0 ? ['weft', 'grpc'] : ['grpc', 'weft'];
-    for (const stack of order) times[stack].push(...(await (stack === 'weft' ? weftPingPong : grpcPingPong)(PINGS)));
+    for (const stack of ORDERS[r % ORDERS.length]) times[stack].push(...(await PING_PONGS[stack](PINGS)));
   }
   const percentile = (values, p) => {
     const sorted = [...values].sort((a, b) => a - b);
     return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
   };
-  const rows = [summarize('weft tri: consumer ⇄ provider', times.weft), summarize('@grpc/grpc-js client ⇄ server', times.grpc)];
+  const rows = [
+    summarize('weft tri: consumer ⇄ provider', times.weft),
+    summarize('@grpc/grpc-js client ⇄ server', times.grpc),
+    summarize('floor: node:http2 + gRPC framing + protobuf-es', times.floor),
+  ];
   printTable(`bidi ping-pong, one ${SIZE} B message each way, sequential on one stream (${PING_ROUNDS} streams × ${PINGS} round trips; ns/op = p50)`, rows, {
     baseline: '@grpc/grpc-js client ⇄ server',
   });
@@ -233,17 +320,21 @@ console.log(`\n── tri streaming vs @grpc/grpc-js (servers in child processes
   const g50 = percentile(times.grpc, 50);
   const w99 = percentile(times.weft, 99);
   const g99 = percentile(times.grpc, 99);
-  console.log(`  p99: weft ${formatNs(w99)}, grpc-js ${formatNs(g99)}`);
+  const f50 = percentile(times.floor, 50);
+  const f99 = percentile(times.floor, 99);
+  console.log(`  p99: weft ${formatNs(w99)}, grpc-js ${formatNs(g99)}, floor ${formatNs(f99)}`);
   figures.push(
     `bidi ping-pong latency: p50 Weft ${formatNs(w50)} vs grpc-js ${formatNs(g50)} = ${formatRatio(w50 / g50)} (target ≤ 0.6×); ` +
-      `p99 Weft ${formatNs(w99)} vs grpc-js ${formatNs(g99)} = ${formatRatio(w99 / g99)}`,
+      `p99 Weft ${formatNs(w99)} vs grpc-js ${formatNs(g99)} = ${formatRatio(w99 / g99)}; node:http2 floor p50 ${formatNs(f50)} = ${formatRatio(f50 / g50)} grpc-js's (Weft ${formatRatio(w50 / f50)} the floor)`,
   );
 }
 
 grpcClient.close();
+floorSession.close();
 await consumer.shutdown();
 await weftServer.stop();
 await grpcServer.stop();
+await floorServer.stop();
 
 // ---------------------------------------------------------------------------------------------------------------
 // 3. Peak RSS of 1,000 idle connections (a fresh server process per stack)

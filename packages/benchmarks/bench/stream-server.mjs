@@ -1,6 +1,8 @@
-// A StreamBench server in its own process, for bench/grpc-streaming.mjs: `node stream-server.mjs weft|grpc-js`.
+// A StreamBench server in its own process, for bench/grpc-streaming.mjs: `node stream-server.mjs weft|grpc-js|floor`.
 // Prints one JSON line `{"port":N}` when it listens, then serves until SIGTERM (Weft shuts down cleanly first).
-// Both serve the same prebuilt 1 KiB chunk, so neither pays for building messages the other does not.
+// All serve the same prebuilt 1 KiB chunk, so none pays for building messages the others do not. `floor` is no RPC
+// stack at all: bare node:http2 with gRPC framing and @bufbuild/protobuf toBinary/fromBinary per message — what any
+// gRPC stack on node:http2 must pay (the reference the figures put both stacks against).
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 
@@ -75,8 +77,45 @@ if (stack === 'weft') {
     server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (error) => (error ? reject(error) : resolve())),
   );
   stop = () => new Promise((resolve) => server.tryShutdown(resolve));
+} else if (stack === 'floor') {
+  const http2 = await import('node:http2');
+  const { create, fromBinary, toBinary } = await import('@bufbuild/protobuf');
+  const { ChunkSchema, DownloadRequestSchema } = await import('./gen/weft/bench/v1/stream_bench_pb.js');
+  const { GrpcFrames, frame } = await import('./grpc-frames.mjs');
+  const RESPONSE = { ':status': 200, 'content-type': 'application/grpc' };
+  const TRAILERS = { 'grpc-status': '0' };
+  const chunks = new Map();
+  const chunkOf = (size) => {
+    let chunk = chunks.get(size);
+    if (chunk === undefined) chunks.set(size, (chunk = create(ChunkSchema, { data: new Uint8Array(size).fill(7) })));
+    return chunk;
+  };
+  const server = http2.createServer();
+  server.on('stream', (stream, headers) => {
+    stream.respond(RESPONSE, { waitForTrailers: true });
+    stream.once('wantTrailers', () => stream.sendTrailers(TRAILERS));
+    if (headers[':path'] === '/weft.bench.v1.StreamBench/PingPong') {
+      const frames = new GrpcFrames((message) => stream.write(frame(toBinary(ChunkSchema, fromBinary(ChunkSchema, message)))));
+      stream.on('data', (data) => frames.push(data));
+      stream.on('end', () => stream.end());
+      return;
+    }
+    let request;
+    const frames = new GrpcFrames((message) => (request = fromBinary(DownloadRequestSchema, message)));
+    stream.on('data', (data) => frames.push(data));
+    stream.on('end', async () => {
+      const chunk = chunkOf(request.size);
+      for (let i = 0; i < request.count; i++) {
+        if (stream.destroyed) return;
+        if (!stream.write(frame(toBinary(ChunkSchema, chunk)))) await once(stream, 'drain');
+      }
+      stream.end();
+    });
+  });
+  await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));
+  stop = () => new Promise((resolve) => server.close(resolve));
 } else {
-  console.error(`stream-server.mjs: unknown stack ${JSON.stringify(stack)} (expected weft or grpc-js)`);
+  console.error(`stream-server.mjs: unknown stack ${JSON.stringify(stack)} (expected weft, grpc-js or floor)`);
   process.exit(2);
 }
 

@@ -108,6 +108,8 @@ export class InboundMessages<T> implements AsyncIterableIterator<T, undefined, u
     const first = this.buffered.shift();
     if (first !== undefined) {
       if (this.buffered.length <= INBOUND_HIGH_WATER / 2 && this.stream.isPaused() && !this.stopped) this.stream.resume();
+      // An uncompressed message is decoded at once: one settled promise, no executor or waiter to allocate.
+      if (!first.compressed) return this.decodeNow(first.bytes);
       return new Promise((resolve, reject) => this.deliver(first, { resolve, reject }));
     }
     if (this.ended) {
@@ -162,6 +164,17 @@ export class InboundMessages<T> implements AsyncIterableIterator<T, undefined, u
         waiter.reject(error);
       },
     );
+  }
+
+  private decodeNow(bytes: Buffer): Promise<IteratorResult<T, undefined>> {
+    this.budget?.release(bytes.length + 5);
+    let value: T;
+    try {
+      value = this.decode(bytes);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return Promise.resolve({ done: false, value });
   }
 
   private decodeTo(bytes: Uint8Array, waiter: Waiter<T>): void {
