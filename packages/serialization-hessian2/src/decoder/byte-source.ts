@@ -127,7 +127,9 @@ export class ByteSource {
   /** A copy of the next `n` bytes. */
   take(n: number, what: string): Uint8Array {
     this.need(n, what);
-    const out = this.bytes.slice(this.pos, this.pos + n);
+    // A plain Uint8Array copy, even from a Buffer (whose own slice would share the body's memory).
+    const out = new Uint8Array(n);
+    out.set(this.bytes.subarray(this.pos, this.pos + n));
     this.pos += n;
     return out;
   }
