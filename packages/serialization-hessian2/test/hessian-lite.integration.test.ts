@@ -1,16 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { JavaThrowable } from '@weft/serialization-hessian2';
-import { JAVA_CASES, WEFT_CASES, type WeftCase } from './support/corpus.ts';
+import { JAVA_CASES, WEFT_CASES, weftBytes } from './support/corpus.ts';
 import { hessian2, hex } from './support/hex.ts';
 import { buildHessianLite, runOracle, type OracleRun } from './support/java-oracle.ts';
-
-/** Weft's bytes for one case. */
-function weftBytes(c: WeftCase): Uint8Array {
-  const out = hessian2.createOutput();
-  if (c.throwable) out.writeThrowable(c.value as Error);
-  else out.writeObject(c.value, c.type);
-  return out.finish();
-}
 
 const bodies = new Map([...WEFT_CASES].map(([name, c]) => [name, weftBytes(c)]));
 let result: OracleRun;

@@ -1,4 +1,5 @@
 import { java, mapOf, setOf, type TypeDescriptor } from '@weft/core';
+import { hessian2 } from './hex.ts';
 import { javaHash } from './java-oracle.ts';
 
 // The JS mirrors of test/java/com/foo: fields in the order hessian-lite writes them (spec §2.7).
@@ -320,3 +321,11 @@ export const JAVA_CASES: ReadonlyMap<string, JavaCase> = new Map([
     ),
   ],
 ]);
+
+/** Weft's bytes for one case. */
+export function weftBytes(c: WeftCase): Uint8Array {
+  const out = hessian2.createOutput();
+  if (c.throwable) out.writeThrowable(c.value as Error);
+  else out.writeObject(c.value, c.type);
+  return out.finish();
+}
