@@ -18,6 +18,7 @@ import { JavaThrowable } from './java/java-throwable.js';
 export class Hessian2Input extends ObjectInput {
   private readonly decoder: HessianDecoder;
 
+  /** @internal Made by `Hessian2Serialization`. */
   constructor(
     bytes: Uint8Array,
     private readonly compiler: ReaderCompiler,
