@@ -152,6 +152,7 @@ function numbers(): [string, WeftCase][] {
 
 function containers(): [string, WeftCase][] {
   const shared = user('s', 9);
+  const inner = [1];
   const self: unknown[] = [];
   self.push(self);
   const cycle = make(Node, { name: 'a', next: null });
@@ -202,6 +203,16 @@ function containers(): [string, WeftCase][] {
     ['Node cycle', w(cycle, Node, 'com.foo.Node{name=str:a,next=@0}')],
     ['enum', w('RED', java.enum('com.foo.Color'), 'enum:com.foo.Color.RED')],
     ['enum twice', w(['RED', 'RED', 'BLUE'], [java.enum('com.foo.Color')], 'java.util.ArrayList[enum:com.foo.Color.RED,enum:com.foo.Color.RED,enum:com.foo.Color.BLUE]')],
+    [
+      'references counted after BigDecimal, enum and array values',
+      w(
+        [java.value(java.BigDecimal, '1'), java.value(java.enum('com.foo.Color'), 'RED'), java.value(java.array(java.int), [7]), inner, inner],
+        undefined,
+        'java.util.ArrayList[decimal:1,enum:com.foo.Color.RED,[I[int:7],java.util.ArrayList[int:1],@2]',
+        true,
+        ['1', { name: 'RED' }, [7], [1], [1]],
+      ),
+    ],
     ['BigDecimal', w('12.50', java.BigDecimal, 'decimal:12.50')],
     ['BigDecimal exponent', w('1E+10', java.BigDecimal, 'decimal:1E+10')],
     [
