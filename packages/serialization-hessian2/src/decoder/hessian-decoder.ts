@@ -35,7 +35,8 @@ function kindOf(name: string, fields: readonly string[]): ClassKind {
   if (fields.includes('detailMessage') && (fields.includes('stackTrace') || fields.includes('cause') || fields.includes('suppressedExceptions'))) {
     return 'throwable';
   }
-  if (name.endsWith('Exception') && fields.length === 1 && fields[0] === 'detailMessage') return 'throwable';
+  // The minimal shape Weft (and js-to-java) write: `detailMessage` (+ declared fields) of an …Exception/…Error class.
+  if (fields.includes('detailMessage') && /(Exception|Error|Throwable)$/.test(name)) return 'throwable';
   return 'object';
 }
 

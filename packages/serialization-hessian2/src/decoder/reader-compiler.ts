@@ -158,6 +158,24 @@ function mapConverter(expected: string, key: ConvertFn, value: ConvertFn): Conve
 const UNSAFE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 type AnyClass = abstract new (...args: never[]) => unknown;
 
+/** A declared `Error` class: a Throwable read off the wire becomes an instance of it (constructor not run). */
+function errorConverter(cls: AnyClass): ConvertFn {
+  return (v, seen) => {
+    if (v === null || v === undefined || v instanceof cls || cls === Error) return v instanceof Error || v === null || v === undefined ? v : fail('a Throwable', v);
+    if (!(v instanceof Error)) return fail('a Throwable', v);
+    const known = seen.get(v);
+    if (known !== undefined) return known;
+    const error = Object.create(cls.prototype as object) as Error & Record<string, unknown>;
+    seen.set(v, error);
+    for (const key of Object.keys(v)) if (!UNSAFE_KEYS.has(key)) error[key] = (v as unknown as Record<string, unknown>)[key];
+    Object.defineProperty(error, 'message', { value: v.message, writable: true, configurable: true });
+    Object.defineProperty(error, 'stack', { value: v.stack, writable: true, configurable: true });
+    error.name = v.name;
+    if (v.cause !== undefined) error.cause = v.cause;
+    return error;
+  };
+}
+
 /**
  * Compiles declared types into converters from decoded Hessian data, once per descriptor (one per
  * `Hessian2Serialization`).
@@ -214,9 +232,7 @@ export class ReaderCompiler {
     if (type instanceof MapType) return mapConverter(describeType(type), this.converter(type.key), this.converter(type.value));
     if (type instanceof SetType) return setConverter(describeType(type), this.converter(type.element));
     if (type instanceof JavaType) return this.compileJava(type);
-    if (typeof type === 'function' && (type === Error || type.prototype instanceof Error)) {
-      return (v) => (v instanceof Error || v === null || v === undefined ? v : fail('a Throwable', v));
-    }
+    if (typeof type === 'function' && (type === Error || type.prototype instanceof Error)) return errorConverter(type as AnyClass);
     return this.compileClass(type as AnyClass);
   }
 
