@@ -45,6 +45,8 @@ describe('hessian-lite 4.0.3 reads what Weft writes', () => {
     expect(error.name).toBe('java.lang.IllegalStateException');
     expect(error.message).toBe('outer');
     expect((error.cause as JavaThrowable).javaClass).toBe('java.lang.RuntimeException');
+    const sent = hessian2.createInput(Buffer.from(result.decoded.get('Error')?.again ?? '', 'hex')).readThrowable() as JavaThrowable;
+    expect(sent.javaStackTrace[0]).toMatchObject({ declaringClass: 'js', fileName: 'corpus.ts' });
     const biz = hessian2.createInput(Buffer.from(result.decoded.get('declared business exception')?.again ?? '', 'hex')).readThrowable();
     expect(biz).toMatchObject({ name: 'com.foo.BizException', message: 'no stock', code: 42 });
   });
