@@ -306,16 +306,27 @@ export class ReaderCompiler {
       if (known !== undefined) return known;
       const instance = Object.create(prototype) as Record<string, unknown>;
       seen.set(v, instance);
-      const entries: Iterable<[unknown, unknown]> = v instanceof Map ? v.entries() : Object.entries(v);
-      for (const [key, x] of entries) {
-        if (typeof key !== 'string' || UNSAFE_KEYS.has(key)) continue;
-        const field = fields.get(key);
-        try {
-          instance[key] = field === undefined ? x : field(x, seen);
-        } catch (error) {
-          if (error instanceof Mismatch) error.path.push(`.${key}`);
-          throw error;
+      let key = '';
+      try {
+        if (v instanceof Map) {
+          for (const [k, x] of v) {
+            if (typeof k !== 'string' || UNSAFE_KEYS.has(k)) continue;
+            key = k;
+            const field = fields.get(k);
+            instance[k] = field === undefined ? x : field(x, seen);
+          }
+        } else {
+          // Decoded objects are plain: own enumerable string keys only, never __proto__ (the decoder drops it).
+          for (key in v) {
+            if (key === 'constructor' || key === 'prototype' || key === '__proto__') continue;
+            const x = (v as Record<string, unknown>)[key];
+            const field = fields.get(key);
+            instance[key] = field === undefined ? x : field(x, seen);
+          }
         }
+      } catch (error) {
+        if (error instanceof Mismatch) error.path.push(`.${key}`);
+        throw error;
       }
       return instance;
     };
