@@ -195,7 +195,7 @@ export class DubboInvoker extends AbstractInvoker {
         descriptor,
         parameters,
         oneWay: this.url.getMethodParameter(name, DubboKeys.RETURN, true) === false,
-        empty: descriptor === undefined || descriptor.returns === undefined ? undefined : null,
+        empty: descriptor === undefined || descriptor.returns === null || descriptor.returns === undefined ? undefined : null,
       };
       this.methods.set(name, method);
     }
@@ -245,7 +245,7 @@ class ClientCall implements PendingCall {
     let result: Result;
     try {
       const descriptor = this.method.descriptor;
-      const body = readResponseBody(codec, frame.body, descriptor?.returns, this.method.empty);
+      const body = readResponseBody(codec, frame.body, descriptor?.returns ?? undefined, this.method.empty);
       result = body.error !== undefined ? Result.ofException(rebuild(body.error, descriptor)) : Result.of(body.value);
       if (body.attachments !== undefined) for (const [key, value] of body.attachments) if (key !== 'dubbo') result.setAttachment(key, value);
     } catch (error) {

@@ -263,7 +263,7 @@ class ServerCall {
     let body: Uint8Array;
     try {
       if (result.hasException()) body = writeExceptionBody(this.codec, businessError(exception), attachments);
-      else body = writeValueBody(this.codec, result.value, this.request.descriptor?.returns, attachments);
+      else body = writeValueBody(this.codec, result.value, this.request.descriptor?.returns ?? undefined, attachments);
     } catch (error) {
       this.connection.respondStatus(this.frame, this.codec, DubboStatus.BAD_RESPONSE, `Failed to send response: ${this.where()}, cause: ${describe(error)}`);
       return;
