@@ -114,6 +114,16 @@ describe('dubbo frame: the decoder (§6.1.2–3)', () => {
     expect(decoder.buffered).toBe(0);
   });
 
+  it('reads a body over 64 KiB arriving in many reads (collected as it arrives, not preallocated)', () => {
+    const body = Buffer.alloc(300_000);
+    for (let i = 0; i < body.length; i++) body[i] = i % 251;
+    const frame = encodeFrame(0xc2, 0, 0, 9, body);
+    const { decoder, frames: out } = collect();
+    for (let at = 0; at < frame.length; at += 7000) decoder.push(frame.subarray(at, at + 7000));
+    expect(out).toHaveLength(1);
+    expect(out[0]?.body.equals(body)).toBe(true);
+  });
+
   it('keeps request ids as their 64 raw bits: 0, 1, 2^63-1, -1, -2^63', () => {
     const ids: [number, number, bigint][] = [
       [0, 0, 0n],

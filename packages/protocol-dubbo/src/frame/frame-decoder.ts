@@ -26,7 +26,8 @@ export interface FrameSink {
  * @remarks
  * The body length is checked against `payload` from the header, before a byte of the body is buffered: a longer
  * body is counted off as it arrives and dropped ({@link FrameSink.oversized}), so memory per connection stays at one
- * header plus at most `payload` bytes whatever a peer announces. A frame entirely inside one read is passed on as a
+ * header plus at most `payload` bytes whatever a peer announces (and a long body is held only as far as its bytes
+ * actually arrived). A frame entirely inside one read is passed on as a
  * view of that read (no copy). Once {@link FrameSink.corrupt} was reported, later input is ignored.
  *
  * @example
@@ -38,7 +39,10 @@ export interface FrameSink {
 export class FrameDecoder {
   private readonly header = Buffer.alloc(HEADER_LENGTH);
   private headerFill = 0;
+  /** The body being read: preallocated when small, else collected as it arrives (memory follows bytes received, not announced). */
   private body: Buffer | undefined = undefined;
+  private readonly parts: Buffer[] = [];
+  private bodyLength = 0;
   private bodyFill = 0;
   private pending: Omit<Frame, 'body'> | undefined = undefined;
   /** Bytes of an oversized body still to skip. */
@@ -65,13 +69,14 @@ export class FrameDecoder {
         offset += n;
         continue;
       }
-      const body = this.body;
-      if (body !== undefined) {
-        const n = Math.min(body.length - this.bodyFill, end - offset);
-        chunk.copy(body, this.bodyFill, offset, offset + n);
+      if (this.bodyLength > 0) {
+        const n = Math.min(this.bodyLength - this.bodyFill, end - offset);
+        const body = this.body;
+        if (body !== undefined) chunk.copy(body, this.bodyFill, offset, offset + n);
+        else this.parts.push(Buffer.from(chunk.subarray(offset, offset + n)));
         this.bodyFill += n;
         offset += n;
-        if (this.bodyFill === body.length) this.complete(body);
+        if (this.bodyFill === this.bodyLength) this.complete();
         continue;
       }
       // A whole header in this read: parsed in place.
@@ -121,12 +126,16 @@ export class FrameDecoder {
   }
 
   private startBody(length: number): void {
-    this.body = Buffer.allocUnsafe(length);
+    this.bodyLength = length;
     this.bodyFill = 0;
+    this.body = length <= PREALLOCATE ? Buffer.allocUnsafe(length) : undefined;
   }
 
-  private complete(body: Buffer): void {
+  private complete(): void {
+    const body = this.body ?? Buffer.concat(this.parts, this.bodyLength);
     this.body = undefined;
+    this.parts.length = 0;
+    this.bodyLength = 0;
     this.bodyFill = 0;
     this.emit(body);
   }
@@ -140,9 +149,13 @@ export class FrameDecoder {
   private fail(reason: string): void {
     this.broken = true;
     this.body = undefined;
+    this.parts.length = 0;
+    this.bodyLength = 0;
     this.bodyFill = 0;
     this.sink.corrupt(reason);
   }
 }
 
 const EMPTY = Buffer.alloc(0);
+/** Bodies up to this size are preallocated from their header; longer ones grow with the bytes that arrive. */
+const PREALLOCATE = 64 * 1024;
