@@ -60,6 +60,7 @@ export { realize, describeType } from './service/realize.js';
 export { errorFromData, errorToData, type ErrorData } from './service/error-data.js';
 export { Realizer, MAX_REALIZE_DEPTH, type MethodRealizer, type RealizeFn } from './service/realizer.js';
 export { mapOf, setOf, MapType, SetType, type FieldTypes } from './service/type-descriptors.js';
+export { java, JavaType, JavaValue, javaClassOf, javaClassNameOf, javaDescriptorOf, type JavaKind, type JavaPrimitiveKind } from './service/java-types.js';
 export { createServiceProxy, type CallableProxy, type CallGate, type CallOptions } from './service/service-proxy.js';
 export { AbstractInvoker, DEFAULT_TIMEOUT } from './protocol/abstract-invoker.js';
 export { ServiceInvoker } from './protocol/service-invoker.js';

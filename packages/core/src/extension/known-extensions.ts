@@ -84,6 +84,7 @@ export const KNOWN_EXTENSIONS: readonly KnownExtension[] = Object.freeze([
   ...entries('@weft/protocol-dubbo', 'weft.rpc.Protocol', ['dubbo']),
   ...entries('@weft/registry-embedded', 'weft.registry.RegistryFactory', ['embedded']),
   ...entries('@weft/registry-zookeeper', 'weft.registry.RegistryFactory', ['zookeeper']),
+  ...entries('@weft/serialization-hessian2', 'weft.rpc.Serialization', ['hessian2']),
   ...entries('@weft/serialization-protobuf', 'weft.rpc.Serialization', ['protobuf']),
   ...entries('@weft/tps-limiter-redis', 'weft.config.ConfigValidator', ['tps-redis']),
   ...entries('@weft/tps-limiter-redis', 'weft.filter.TpsLimiter', ['redis']),

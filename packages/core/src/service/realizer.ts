@@ -2,6 +2,8 @@ import { ExtensionError, ExtensionErrorCode } from '../extension/extension-error
 import { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
 import type { MethodDescriptor, TypeDescriptor, TypeOf } from './service-definition.js';
 import { MapType, SetType } from './type-descriptors.js';
+import { JavaType } from './java-types.js';
+import { javaNode } from './java-realize.js';
 
 /**
  * How deeply declared containers (classes with `fields`, arrays, maps, sets) may nest in one realised value.
@@ -91,6 +93,7 @@ export function typeName(type: TypeDescriptor): string {
   if (Array.isArray(type)) return `${typeName(type[0] as TypeDescriptor)}[]`;
   if (type instanceof MapType) return `Map<${typeName(type.key)}, ${typeName(type.value)}>`;
   if (type instanceof SetType) return `Set<${typeName(type.element)}>`;
+  if (type instanceof JavaType) return type.className;
   return (type as { name?: string }).name || 'anonymous class';
 }
 
@@ -105,7 +108,7 @@ function invalid(type: unknown, place: string): ExtensionError {
 
 /** Throws when `type` is not a descriptor (only its outer layer: a class's fields are checked when compiled). */
 export function checkDescriptor(type: unknown, place: string): void {
-  if (type === null || typeof type === 'function' || type instanceof MapType || type instanceof SetType) return;
+  if (type === null || typeof type === 'function' || type instanceof MapType || type instanceof SetType || type instanceof JavaType) return;
   if (Array.isArray(type) && type.length === 1) return;
   throw invalid(type, place);
 }
@@ -411,6 +414,10 @@ function compile(type: TypeDescriptor, place: string, pending: Map<object, Node>
   } else if (type instanceof SetType) {
     const element = compile(type.element, `${place} element`, pending, known);
     node = setNode(typeName(type), element);
+  } else if (type instanceof JavaType) {
+    const element = type.element === undefined ? undefined : compile(type.element, `${place} element`, pending, known);
+    const key = type.key === undefined ? undefined : compile(type.key, `${place} key`, pending, known);
+    node = javaNode(type, element, key, { arrayNode, setNode, mapNode, Mismatch, tooDeep });
   } else {
     return compileClass(type as AnyClass, pending, known);
   }

@@ -2,6 +2,7 @@ import type { StreamKind } from '../rpc/stream-port.js';
 import { ExtensionError, ExtensionErrorCode } from '../extension/extension-error.js';
 import { checkDescriptor } from './realizer.js';
 import type { MapType, SetType } from './type-descriptors.js';
+import type { JavaType } from './java-types.js';
 
 /**
  * A runtime type descriptor: `String`, `Number`, `Boolean`, `Object`, `Date`, `Map`, `Set`, a class, `[T]` for
@@ -37,6 +38,7 @@ export type TypeDescriptor =
   | readonly [TypeDescriptor]
   | MapType
   | SetType
+  | JavaType
   | null;
 
 /** The TypeScript type a {@link TypeDescriptor} stands for. */
@@ -64,6 +66,8 @@ export type TypeOf<D> = D extends null
                       ? Map<TypeOf<K>, TypeOf<V>>
                       : D extends SetType<infer E>
                         ? Set<TypeOf<E>>
+                        : D extends JavaType<infer J>
+                          ? J
                         : D extends new (...args: never[]) => infer I
                           ? I
                           : unknown;

@@ -74,6 +74,7 @@ export { realize, describeType } from '../service/realize.js';
 export { errorFromData, errorToData, RPC_ERROR_MARK, type ErrorData } from '../service/error-data.js';
 export { Realizer, MAX_REALIZE_DEPTH, type MethodRealizer, type RealizeFn } from '../service/realizer.js';
 export { mapOf, setOf, MapType, SetType, type FieldTypes } from '../service/type-descriptors.js';
+export { java, JavaType, JavaValue, javaClassOf, javaClassNameOf, javaDescriptorOf, type JavaKind, type JavaPrimitiveKind } from '../service/java-types.js';
 export { AbstractInvoker, DEFAULT_TIMEOUT } from '../protocol/abstract-invoker.js';
 export { ServiceInvoker } from '../protocol/service-invoker.js';
 export { buildFilterChain } from '../filter/filter-chain.js';
