@@ -1,14 +1,14 @@
-// Weft consumer ↔ Weft provider over dubbo:// in one process (two applications, a test codec registered as
-// hessian2): values, business errors, framework failures as statuses, attachments both ways, deadlines, one-way
+// Weft consumer ↔ Weft provider over dubbo:// in one process (two applications, the real @weft/serialization-hessian2
+// codec): values, business errors, framework failures as statuses, attachments both ways, deadlines, one-way
 // calls, $echo, group/version routing, the token filter, the readonly event at shutdown and reconnect.
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { Invocation, Protocol, RpcError, RpcErrorCode } from '@weft/core';
 import { DubboInvoker, DubboProtocol } from '@weft/protocol-dubbo';
 
-import { Declined, Greeter, greeterImpl, Harness, waitFor, freePort } from './support/harness.js';
+import { Declined, Greeter, greeterImpl, Harness, HESSIAN_PACKAGES, waitFor, freePort } from './support/harness.js';
 
-const harness = new Harness();
+const harness = new Harness(HESSIAN_PACKAGES, false);
 afterEach(() => harness.close());
 
 describe('dubbo protocol: the extension', () => {

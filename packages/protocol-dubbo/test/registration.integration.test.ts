@@ -11,7 +11,7 @@ import { URL } from '@weft/core';
 
 import { Greeter, greeterImpl, Harness, freePort } from './support/harness.js';
 
-const harness = new Harness(['@weft/core', '@weft/cluster', '@weft/protocol-dubbo', '@weft/protocol-triple', '@weft/registry-embedded', '@weft/filter-echo']);
+const harness = new Harness(['@weft/core', '@weft/cluster', '@weft/protocol-dubbo', '@weft/protocol-triple', '@weft/registry-embedded', '@weft/filter-echo', '@weft/serialization-hessian2'], false);
 const dirs: string[] = [];
 afterEach(async () => {
   await harness.close();

@@ -156,14 +156,34 @@ export function readResponseBody(serialization: ObjectSerialization, body: Uint8
   return { value, error, attachments };
 }
 
+/** The symbol a Hessian2 reader (`@weft/serialization-hessian2`) tags decoded objects with: their Java class name. */
+const JAVA_CLASS = Symbol.for('weft.hessian2.javaClass');
+
 /**
- * An exception slot's value as an `Error`: a decoded Throwable, or — as `apache-dubbo-service` sends — a plain string.
+ * An exception slot's value as an `Error`: a decoded Throwable; an object carrying a `detailMessage` (a Throwable
+ * whose class the reader did not recognise as one), named by its Java class; or — as `apache-dubbo-service` sends —
+ * a plain string.
  */
 function readError(value: unknown): Error {
   if (value instanceof Error) return value;
   if (typeof value === 'string') return new Error(value);
-  const shown = value !== null && typeof value === 'object' ? (((value as Record<string, unknown>)['detailMessage'] as string | undefined) ?? '') : String(value);
-  return new Error(`Response data error, expect Throwable, but got: ${shown}`);
+  if (value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Map)) {
+    const fields = value as Record<string | symbol, unknown>;
+    const detail = fields['detailMessage'];
+    if (typeof detail === 'string' || detail === null) {
+      const error = new Error(detail ?? '');
+      const javaClass = fields[JAVA_CLASS];
+      error.name = typeof javaClass === 'string' ? javaClass : 'java.lang.Throwable';
+      for (const key of Object.keys(fields)) {
+        const v = fields[key];
+        if (key !== 'detailMessage' && key !== 'cause' && key !== 'name' && key !== 'message' && key !== 'stack' && key !== '__proto__' && (v === null || ['string', 'number', 'boolean'].includes(typeof v))) {
+          (error as unknown as Record<string, unknown>)[key] = v;
+        }
+      }
+      return error;
+    }
+  }
+  return new Error(`Response data error, expect Throwable, but got: ${Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'a map' : String(value)}`);
 }
 
 /**

@@ -19,6 +19,9 @@ import { FakeHessian } from './fake-hessian.js';
 
 /** A business error the Greeter declares. */
 export class Declined extends Error {
+  /** The Java class it travels as (a Java consumer instantiates it; a Weft consumer rebuilds `Declined`). */
+  static readonly javaClass = 'org.acme.DeclinedException';
+  static readonly fields = { reason: String };
   override name = 'Declined';
   reason: string | undefined;
 }
@@ -70,6 +73,8 @@ export function recordingFilter(seen: Invocation[]): new () => Filter {
 }
 
 export const BASE_PACKAGES = ['@weft/core', '@weft/cluster', '@weft/protocol-dubbo', '@weft/filter-echo', '@weft/filter-token'] as const;
+/** The same with the real Hessian2 codec (`@weft/serialization-hessian2`) instead of the test one. */
+export const HESSIAN_PACKAGES = [...BASE_PACKAGES, '@weft/serialization-hessian2'] as const;
 
 /** Test applications of one test file (the fake `hessian2` codec registered in each), shut down by {@link Harness.close}. */
 export class Harness {
