@@ -38,3 +38,4 @@ export {
   type RequestHead,
   type ResponseBody,
 } from './frame/bodies.js';
+export { FrameWriter } from './frame/frame-writer.js';

@@ -4,6 +4,7 @@ import { safeLog, type Logger, type ObjectSerialization } from '@weft/core/spi';
 
 import type { BodyCodecs } from '../frame/body-codecs.js';
 import { FrameDecoder, type FrameSink } from '../frame/frame-decoder.js';
+import { FrameWriter } from '../frame/frame-writer.js';
 import { encodeFrame, Flag, type Frame } from '../frame/header.js';
 import { DubboStatus } from '../frame/status.js';
 
@@ -82,11 +83,7 @@ export class DubboConnection implements FrameSink {
   private reconnectTimer: NodeJS.Timeout | undefined = undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined = undefined;
   private waiters: (() => void)[] = [];
-  private corked = false;
-  private readonly uncork = () => {
-    this.corked = false;
-    this.socket?.uncork();
-  };
+  private writer: FrameWriter | undefined = undefined;
 
   constructor(
     readonly options: ConnectionOptions,
@@ -119,6 +116,7 @@ export class DubboConnection implements FrameSink {
     if (this.heartbeatTimer !== undefined) clearInterval(this.heartbeatTimer);
     const socket = this.socket;
     if (socket === undefined) return;
+    this.writer?.flushNow();
     if (this.pending.size === 0) socket.destroy();
     else {
       socket.end();
@@ -177,14 +175,8 @@ export class DubboConnection implements FrameSink {
 
   /** Writes a request frame. */
   write(frame: Buffer): void {
-    const socket = this.socket;
-    if (socket === undefined || !this.connected) return;
-    if (!this.corked) {
-      this.corked = true;
-      socket.cork();
-      process.nextTick(this.uncork);
-    }
-    socket.write(frame);
+    if (!this.connected) return;
+    this.writer?.write(frame);
   }
 
   /** Calls pending a response (tests). */
@@ -258,6 +250,7 @@ export class DubboConnection implements FrameSink {
       this.attempts = 0;
       this.lastRead = Date.now();
       this.decoder = new FrameDecoder(this.options.payload, this);
+      this.writer = new FrameWriter(socket);
       this.wake();
     });
     socket.on('data', (chunk: Buffer) => {

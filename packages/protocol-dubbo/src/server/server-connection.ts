@@ -14,6 +14,7 @@ import {
 
 import { attachmentObject, readAttachments, ROUTING_ATTACHMENTS, writeExceptionBody, writeStringBody, writeValueBody } from '../frame/bodies.js';
 import { FrameDecoder, type FrameSink } from '../frame/frame-decoder.js';
+import { FrameWriter } from '../frame/frame-writer.js';
 import { encodeFrame, Flag, type Frame } from '../frame/header.js';
 import { DubboStatus, failureMessage, splitDescriptor, supportsResponseAttachments } from '../frame/status.js';
 import { DubboDefaults } from '../dubbo-keys.js';
@@ -51,11 +52,10 @@ export class ServerConnection implements FrameSink {
   lastActivity = Date.now();
   readonly remote: string;
   private readonly decoder: FrameDecoder;
-  private corked = false;
-  private readonly uncork = () => {
-    this.corked = false;
-    this.socket.uncork();
-  };
+  private readonly writer: FrameWriter;
+  /** The last request body version seen and whether it selects the attachment flags (one entry: peers send one). */
+  private lastVersion: string | undefined = undefined;
+  private lastVersionWithAttachments = false;
 
   constructor(
     readonly server: DubboServer,
@@ -63,6 +63,7 @@ export class ServerConnection implements FrameSink {
   ) {
     this.remote = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`;
     this.decoder = new FrameDecoder(server.options.payload, this);
+    this.writer = new FrameWriter(socket);
     socket.on('data', (chunk: Buffer) => {
       this.lastActivity = Date.now();
       this.decoder.push(chunk);
@@ -72,18 +73,22 @@ export class ServerConnection implements FrameSink {
 
   /** Writes a frame (writes of one tick are sent together). */
   write(frame: Buffer): void {
-    if (this.socket.destroyed) return;
     this.lastActivity = Date.now();
-    if (!this.corked) {
-      this.corked = true;
-      this.socket.cork();
-      process.nextTick(this.uncork);
+    this.writer.write(frame);
+  }
+
+  /** Whether a request of this body version gets the attachment flags 3–5 (cached for the last version seen). */
+  withAttachments(version: string): boolean {
+    if (version !== this.lastVersion) {
+      this.lastVersion = version;
+      this.lastVersionWithAttachments = supportsResponseAttachments(version);
     }
-    this.socket.write(frame);
+    return this.lastVersionWithAttachments;
   }
 
   /** Ends the connection after what was written. */
   end(): void {
+    this.writer.flushNow();
     this.socket.end();
     const timer = setTimeout(() => this.socket.destroy(), 1000);
     timer.unref();
@@ -259,7 +264,7 @@ class ServerCall {
       this.failed(exception, true);
       return;
     }
-    const attachments = supportsResponseAttachments(this.request.dubboVersion) ? responseAttachments(result) : undefined;
+    const attachments = this.connection.withAttachments(this.request.dubboVersion) ? responseAttachments(result) : undefined;
     let body: Uint8Array;
     try {
       if (result.hasException()) body = writeExceptionBody(this.codec, businessError(exception), attachments);
