@@ -1,4 +1,5 @@
-// A dubbo:// provider in its own process, for RSS measurements: node rss-provider.mjs <app root> <port>.
+// A dubbo:// provider in its own process, for RSS measurements: node rss-provider.mjs <app root> <port> [hessian].
+// With "hessian" it uses the app's @weft/serialization-hessian2 and exports `echo(Object)` too; else a mini codec.
 // Prints "port <n>" and "rss <bytes>" once serving, and "rss-after <bytes>" for every "measure" line on stdin.
 import { createInterface } from 'node:readline';
 
@@ -97,12 +98,12 @@ class MiniHessian extends ObjectSerialization {
   }
 }
 
-const [root, portText] = process.argv.slice(2);
+const [root, portText, codec] = process.argv.slice(2);
 const port = Number(portText);
 const app = await WeftApplication.start({ root, name: 'rss-provider' });
-app.model.getExtensionLoader(Serialization).addExtension('hessian2', MiniHessian);
-const Greeter = defineService('org.acme.Greeter', { sayHello: { args: [String], returns: String } });
-await app.export(Greeter, { sayHello: (name) => `hello ${name}` }, { protocol: 'dubbo', port });
+if (codec !== 'hessian') app.model.getExtensionLoader(Serialization).addExtension('hessian2', MiniHessian);
+const Greeter = defineService('org.acme.Greeter', { sayHello: { args: [String], returns: String }, echo: { args: [Object], returns: Object } });
+await app.export(Greeter, { sayHello: (name) => `hello ${name}`, echo: (value) => value }, { protocol: 'dubbo', port });
 const rss = () => {
   globalThis.gc?.();
   return process.memoryUsage().rss;
