@@ -215,7 +215,7 @@ const silent = new (class extends Logger {
 // ------------------------------------------------------------------------------------------------------------
 // Redis limiter (@weft/tps-limiter-redis) vs the memory limiter: decisions/s and the latency added per call.
 await (await import('./redis-limiter.mjs')).benchRedisLimiter(figures, silent);
-await (await import('./dubbo-echo.mjs')).benchDubboEcho(figures, silent);
+await (await import('./dubbo-echo.mjs')).benchDubboEcho(figures);
 // 4. Streaming over tri vs @grpc/grpc-js: server-streaming throughput, bidi ping-pong latency, 1,000 idle
 // connections' server RSS. Servers run in child processes (grpc-streaming.mjs spawns stream-server.mjs per stack).
 {
