@@ -33,6 +33,13 @@ if (['python3', '/usr/bin/python3'].every((py) => spawnSync(py, ['-c', 'import g
   if (grpcio.status !== 0) console.error('[weft] could not install python3-grpcio: its interop tests will fail.');
 }
 
+// @weft/serialization-hessian2's oracle tests compile hessian-lite (../shared/oracles) and read with Debian's
+// libhessian-java (Caucho 4.0.38): install a JDK and that jar if missing.
+if (spawnSync('javac', ['-version'], { stdio: 'ignore' }).status !== 0 || !existsSync('/usr/share/java/hessian.jar')) {
+  const javaSetup = spawnSync('bash', [join(root, 'scripts', 'install-java.sh')], { cwd: root, stdio: 'inherit', env });
+  if (javaSetup.status !== 0) console.error('[weft] could not install default-jdk-headless and libhessian-java: the Hessian oracle tests will fail.');
+}
+
 // The docs-site test drives Debian's `chromium` headless (playwright-core never downloads a browser): install it if missing.
 if (!existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium')) {
   const browser = spawnSync('bash', [join(root, 'scripts', 'install-chromium.sh')], { cwd: root, stdio: 'inherit', env });

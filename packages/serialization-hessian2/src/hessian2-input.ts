@@ -18,6 +18,7 @@ import { JavaThrowable } from './java/java-throwable.js';
 export class Hessian2Input extends ObjectInput {
   private readonly decoder: HessianDecoder;
 
+  /** @internal Made by `Hessian2Serialization`. */
   constructor(
     bytes: Uint8Array,
     private readonly compiler: ReaderCompiler,
@@ -49,8 +50,14 @@ export class Hessian2Input extends ObjectInput {
   /** Reads one value, realised to `type` when given. */
   readObject(type?: TypeDescriptor): unknown {
     const start = this.decoder.pos;
-    const value = this.decoder.value();
-    if (type === undefined) return value;
+    if (type === undefined) return this.decoder.value();
+    this.decoder.markClasses = false;
+    let value: unknown;
+    try {
+      value = this.decoder.value();
+    } finally {
+      this.decoder.markClasses = true;
+    }
     return this.compiler.realize(type, value, `value at offset ${start}`);
   }
 

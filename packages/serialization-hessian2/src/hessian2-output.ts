@@ -18,6 +18,7 @@ import type { WriterCompiler } from './encoder/writer-compiler.js';
 export class Hessian2Output extends ObjectOutput {
   private encoder: HessianEncoder | undefined;
 
+  /** @internal Made by `Hessian2Serialization`. */
   constructor(private readonly compiler: WriterCompiler) {
     super();
     this.encoder = new HessianEncoder(compiler);

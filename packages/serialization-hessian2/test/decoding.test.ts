@@ -126,6 +126,18 @@ describe('hessian2 decoding', () => {
     expect((error.cause as Error).cause).toBeUndefined();
   });
 
+  it('a Throwable read as a declared Error class becomes an instance of it, keeping class, message and fields', () => {
+    class BizError extends Error {
+      static readonly javaClass = 'com.foo.BizException';
+      code = 0;
+    }
+    const bytes = '43 14 "com.foo.BizException" 92 0d "detailMessage" 04 "code" 60 08 "no stock" ba';
+    const error = decodeHex(bytes, BizError) as BizError;
+    expect(error).toBeInstanceOf(BizError);
+    expect([error.name, error.message, error.code]).toEqual(['com.foo.BizException', 'no stock', 42]);
+    expect(decodeHex(bytes, Error)).toBeInstanceOf(JavaThrowable);
+  });
+
   it('readThrowable refuses a map (an exception class the peer could not load)', () => {
     expect(() => hessian2.createInput(bytesOf('48 5a')).readThrowable()).toThrow(/expected a Throwable at offset 0, got a map/);
   });

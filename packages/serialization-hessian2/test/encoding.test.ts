@@ -185,10 +185,20 @@ describe('hessian2 encoding matches hessian-lite byte for byte', () => {
     expect(encodeHex(new Reading(), Reading)).toBe(hex(bytesOf('43 09 "com.foo.R" 91 01 "f" 60 44 3f f1 99 99 a0 00 00 00')));
   });
 
-  it('an Error is the minimal RuntimeException the spec gives, with a nested cause when it has one', () => {
+  it('an Error is a RuntimeException with its message and V8 frames as StackTraceElements, and a nested cause', () => {
     const out = hessian2.createOutput();
-    out.writeThrowable(new Error('boom'));
-    expect(hex(out.finish())).toBe(hex(bytesOf('43 1a "java.lang.RuntimeException" 91 0d "detailMessage" 60 04 "boom"')));
+    const boom = new Error('boom');
+    boom.stack = 'Error: boom\n    at Svc.call (file:///app/svc.js:42:7)\n    at main (/app/main.js:3:1)';
+    out.writeThrowable(boom);
+    expect(hex(out.finish())).toBe(
+      hex(
+        bytesOf(
+          '43 1a "java.lang.RuntimeException" 92 0d "detailMessage" 0a "stackTrace" 60 04 "boom" 72 1c "[java.lang.StackTraceElement" ' +
+            '43 1b "java.lang.StackTraceElement" 94 0e "declaringClass" 0a "methodName" 08 "fileName" 0a "lineNumber" ' +
+            '61 03 "Svc" 04 "call" 06 "svc.js" ba 61 02 "js" 04 "main" 07 "main.js" 93',
+        ),
+      ),
+    );
     const nested = hessian2.createOutput();
     nested.writeThrowable(new Error('outer', { cause: new Error('inner') }));
     const error = hessian2.createInput(nested.finish()).readThrowable();

@@ -21,14 +21,17 @@ export function normalizeLong(value: bigint): number | bigint {
  */
 export class ByteSource {
   readonly bytes: Uint8Array;
-  readonly view: DataView;
-  private readonly text: Buffer;
+  private dataView: DataView | undefined;
+  private text: Buffer | undefined;
   pos = 0;
 
   constructor(bytes: Uint8Array) {
     this.bytes = bytes;
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    this.text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  /** A view for 64-bit reads, made on first use (most bodies have none). */
+  private get view(): DataView {
+    return (this.dataView ??= new DataView(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength));
   }
 
   get remaining(): number {
@@ -53,9 +56,10 @@ export class ByteSource {
 
   i32(what: string): number {
     this.need(4, what);
-    const value = this.view.getInt32(this.pos);
+    const b = this.bytes;
+    const p = this.pos;
     this.pos += 4;
-    return value;
+    return ((b[p] as number) << 24) | ((b[p + 1] as number) << 16) | ((b[p + 2] as number) << 8) | (b[p + 3] as number);
   }
 
   i64(what: string): bigint {
@@ -83,6 +87,12 @@ export class ByteSource {
     while (end < asciiEnd && (bytes[end] as number) < 0x80) end++;
     if (end === asciiEnd) {
       this.pos = end;
+      if (count <= 32) {
+        let out = '';
+        for (let i = start; i < end; i++) out += String.fromCharCode(bytes[i] as number);
+        return out;
+      }
+      this.text ??= Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       return this.text.toString('latin1', start, end);
     }
     const units: number[] = [];
@@ -127,7 +137,9 @@ export class ByteSource {
   /** A copy of the next `n` bytes. */
   take(n: number, what: string): Uint8Array {
     this.need(n, what);
-    const out = this.bytes.slice(this.pos, this.pos + n);
+    // A plain Uint8Array copy, even from a Buffer (whose own slice would share the body's memory).
+    const out = new Uint8Array(n);
+    out.set(this.bytes.subarray(this.pos, this.pos + n));
     this.pos += n;
     return out;
   }

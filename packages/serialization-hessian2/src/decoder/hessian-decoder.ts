@@ -35,7 +35,8 @@ function kindOf(name: string, fields: readonly string[]): ClassKind {
   if (fields.includes('detailMessage') && (fields.includes('stackTrace') || fields.includes('cause') || fields.includes('suppressedExceptions'))) {
     return 'throwable';
   }
-  if (name.endsWith('Exception') && fields.length === 1 && fields[0] === 'detailMessage') return 'throwable';
+  // The minimal shape Weft (and js-to-java) write: `detailMessage` (+ declared fields) of an …Exception/…Error class.
+  if (fields.includes('detailMessage') && /(Exception|Error|Throwable)$/.test(name)) return 'throwable';
   return 'object';
 }
 
@@ -62,6 +63,8 @@ export class HessianDecoder extends ByteSource {
   private readonly classDefs: ReadClassDef[] = [];
   private readonly types: string[] = [];
   private depth = 0;
+  /** Whether objects keep their class name under {@link JAVA_CLASS} (untyped reads; typed ones realise to classes). */
+  markClasses = true;
 
   /** Reads one value. */
   value(): unknown {
@@ -260,7 +263,7 @@ export class HessianDecoder extends ByteSource {
     let result: unknown;
     if (def.kind === 'object') {
       const object: Record<string, unknown> = {};
-      Object.defineProperty(object, JAVA_CLASS, { value: def.name });
+      if (this.markClasses) Object.defineProperty(object, JAVA_CLASS, { value: def.name });
       this.refs.push(object);
       for (let i = 0; i < fields.length; i++) {
         const v = this.value();
@@ -354,7 +357,7 @@ export class HessianDecoder extends ByteSource {
       result = object ?? map;
     } else {
       const map = new Map<unknown, unknown>();
-      Object.defineProperty(map, JAVA_CLASS, { value: type });
+      if (this.markClasses) Object.defineProperty(map, JAVA_CLASS, { value: type });
       this.refs.push(map);
       while (!this.end()) {
         const key = this.value();

@@ -158,6 +158,24 @@ function mapConverter(expected: string, key: ConvertFn, value: ConvertFn): Conve
 const UNSAFE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 type AnyClass = abstract new (...args: never[]) => unknown;
 
+/** A declared `Error` class: a Throwable read off the wire becomes an instance of it (constructor not run). */
+function errorConverter(cls: AnyClass): ConvertFn {
+  return (v, seen) => {
+    if (v === null || v === undefined || v instanceof cls || cls === Error) return v instanceof Error || v === null || v === undefined ? v : fail('a Throwable', v);
+    if (!(v instanceof Error)) return fail('a Throwable', v);
+    const known = seen.get(v);
+    if (known !== undefined) return known;
+    const error = Object.create(cls.prototype as object) as Error & Record<string, unknown>;
+    seen.set(v, error);
+    for (const key of Object.keys(v)) if (!UNSAFE_KEYS.has(key)) error[key] = (v as unknown as Record<string, unknown>)[key];
+    Object.defineProperty(error, 'message', { value: v.message, writable: true, configurable: true });
+    Object.defineProperty(error, 'stack', { value: v.stack, writable: true, configurable: true });
+    error.name = v.name;
+    if (v.cause !== undefined) error.cause = v.cause;
+    return error;
+  };
+}
+
 /**
  * Compiles declared types into converters from decoded Hessian data, once per descriptor (one per
  * `Hessian2Serialization`).
@@ -214,9 +232,7 @@ export class ReaderCompiler {
     if (type instanceof MapType) return mapConverter(describeType(type), this.converter(type.key), this.converter(type.value));
     if (type instanceof SetType) return setConverter(describeType(type), this.converter(type.element));
     if (type instanceof JavaType) return this.compileJava(type);
-    if (typeof type === 'function' && (type === Error || type.prototype instanceof Error)) {
-      return (v) => (v instanceof Error || v === null || v === undefined ? v : fail('a Throwable', v));
-    }
+    if (typeof type === 'function' && (type === Error || type.prototype instanceof Error)) return errorConverter(type as AnyClass);
     return this.compileClass(type as AnyClass);
   }
 
@@ -290,16 +306,27 @@ export class ReaderCompiler {
       if (known !== undefined) return known;
       const instance = Object.create(prototype) as Record<string, unknown>;
       seen.set(v, instance);
-      const entries: Iterable<[unknown, unknown]> = v instanceof Map ? v.entries() : Object.entries(v);
-      for (const [key, x] of entries) {
-        if (typeof key !== 'string' || UNSAFE_KEYS.has(key)) continue;
-        const field = fields.get(key);
-        try {
-          instance[key] = field === undefined ? x : field(x, seen);
-        } catch (error) {
-          if (error instanceof Mismatch) error.path.push(`.${key}`);
-          throw error;
+      let key = '';
+      try {
+        if (v instanceof Map) {
+          for (const [k, x] of v) {
+            if (typeof k !== 'string' || UNSAFE_KEYS.has(k)) continue;
+            key = k;
+            const field = fields.get(k);
+            instance[k] = field === undefined ? x : field(x, seen);
+          }
+        } else {
+          // Decoded objects are plain: own enumerable string keys only, never __proto__ (the decoder drops it).
+          for (key in v) {
+            if (key === 'constructor' || key === 'prototype' || key === '__proto__') continue;
+            const x = (v as Record<string, unknown>)[key];
+            const field = fields.get(key);
+            instance[key] = field === undefined ? x : field(x, seen);
+          }
         }
+      } catch (error) {
+        if (error instanceof Mismatch) error.path.push(`.${key}`);
+        throw error;
       }
       return instance;
     };

@@ -1,0 +1,3 @@
+package com.foo;
+
+public enum Color { RED, GREEN, BLUE }
