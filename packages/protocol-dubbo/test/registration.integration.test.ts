@@ -11,7 +11,19 @@ import { URL } from '@weft/core';
 
 import { Greeter, greeterImpl, Harness, freePort } from './support/harness.js';
 
-const harness = new Harness(['@weft/core', '@weft/cluster', '@weft/protocol-dubbo', '@weft/protocol-triple', '@weft/registry-embedded', '@weft/filter-echo', '@weft/serialization-hessian2'], false);
+/** Calls `probe` until it returns `expected` (an override rule or a provider change arriving by poll), or fails. */
+async function eventually<T>(probe: () => Promise<T>, expected: T, timeoutMs = 5000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  let last: T | undefined;
+  while (Date.now() < end) {
+    last = await probe();
+    if (last === expected) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`expected ${String(expected)}, last got ${String(last)}`);
+}
+
+const harness = new Harness(['@weft/core', '@weft/cluster', '@weft/protocol-dubbo', '@weft/protocol-triple', '@weft/registry-embedded', '@weft/filter-echo', '@weft/serialization-hessian2', '@weft/mock'], false);
 const dirs: string[] = [];
 afterEach(async () => {
   await harness.close();
@@ -104,5 +116,22 @@ describe('dubbo registrations', () => {
     expect(protocols).toEqual(['dubbo', 'tri']);
     const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => greeter.add(i, 1)));
     expect(answers).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+  });
+
+  it('applies override rules from the registry and fail-mock to dubbo:// references', async () => {
+    const { url } = registry();
+    const provider = await harness.start('demo-provider', { registry: url });
+    const exported = await provider.export(Greeter, greeterImpl(), { protocol: 'dubbo', port: await freePort() });
+    const consumer = await harness.start('demo-consumer', { registry: url });
+    const greeter = await consumer.refer(Greeter, { retries: 0, timeout: 1000, mock: 'fail:return "fallback"' });
+    expect(await greeter.sayHello('a')).toBe('hello a');
+    expect(await greeter.add(1, 2)).toBe(3);
+    // An override rule pushed to the registry: add() is force-mocked, sayHello() still reaches the provider.
+    await consumer.registry?.register(URL.parse('override://0.0.0.0/org.acme.Greeter?category=configurators&dynamic=false&add.mock=force:return+7'));
+    await eventually(() => greeter.add(1, 2), 7);
+    expect(await greeter.sayHello('b')).toBe('hello b');
+    // The provider goes away: fail-mock answers.
+    await exported.unexport();
+    await eventually(() => greeter.sayHello('c').catch((e: unknown) => String(e)), 'fallback');
   });
 });
