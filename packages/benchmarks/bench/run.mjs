@@ -217,6 +217,8 @@ const silent = new (class extends Logger {
 await (await import('./redis-limiter.mjs')).benchRedisLimiter(figures, silent);
 // Hessian2 (@weft/serialization-hessian2) vs hessian.js: typed POJO and 1,000-element list, encode and decode.
 await (await import('./hessian.mjs')).benchHessian(figures);
+// dubbo:// echo, 64 in flight: Weft's dubbo consumer vs apache-dubbo-js's client and Weft's tri, on one Weft provider.
+await (await import('./dubbo-echo.mjs')).benchDubboEcho(figures);
 // 4. Streaming over tri vs @grpc/grpc-js: server-streaming throughput, bidi ping-pong latency, 1,000 idle
 // connections' server RSS. Servers run in child processes (grpc-streaming.mjs spawns stream-server.mjs per stack).
 {

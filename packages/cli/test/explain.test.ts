@@ -113,6 +113,21 @@ describe('weft explain', () => {
     expect(reasons(e)['echo']).toBe('removed');
   });
 
+  it('shows the protocol a URL names: its package and the keys it sets, or that it is not installed', async () => {
+    const dubbo = createTestApp(['@weft/core', '@weft/protocol-dubbo'], { prefix: 'weft-cli-explain-dubbo' });
+    try {
+      const shown = await weft(['explain', 'dubbo://10.0.0.5:20880/org.acme.Greeter?side=provider&payload=1024&heartbeat=30000'], { cwd: dubbo.root });
+      expect(shown.code).toBe(0);
+      expect(shown.stdout).toContain('  protocol     dubbo (@weft/protocol-dubbo@0.1.0; payload=1024 heartbeat=30000)\n');
+      const json = JSON.parse((await weft(['explain', '--json', 'dubbo://10.0.0.5:20880/org.acme.Greeter?side=consumer'], { cwd: dubbo.root })).stdout) as { protocol: unknown };
+      expect(json.protocol).toEqual({ name: 'dubbo', package: '@weft/protocol-dubbo@0.1.0', settings: [] });
+    } finally {
+      dubbo.cleanup();
+    }
+    const missing = await weft(['explain', 'dubbo://10.0.0.5:20880/org.acme.Greeter?side=provider'], { cwd: app.root });
+    expect(missing.stdout).toContain('  protocol     dubbo (not installed)\n');
+  });
+
   it('with a methods= list, only the listed methods\' keys count, and --method warns when it names another', async () => {
     const url = 'tri://10.0.0.5:50051/org.acme.Greeter?side=provider&methods=count&sayHello.tps=5';
     expect((await explain(url)).chain.map((c) => c.name)).toEqual(['echo']);

@@ -116,6 +116,7 @@ afterAll(async () => {
 describe('the docs site', () => {
   it('renders the guides and references as pages, never as raw media/*.md files', () => {
     expect(readdirSync(join(site, 'documents')).sort()).toEqual([
+      'Calling_Java_Dubbo_services.html',
       'Concepts.html',
       'Declaring_types.html',
       'Degradation.html',

@@ -58,14 +58,15 @@ describe('layout (§B.1, §B.2)', () => {
     expect(registry).toBeInstanceOf(ZookeeperRegistry);
     const [registered] = (registry as ZookeeperRegistry).getRegistered();
     const decoded = registered?.toDecodedString(true) ?? '';
-    expect(decoded).toMatch(new RegExp(`^loop://127\\.0\\.0\\.1:${port}/com\\.alibaba\\.dubbo\\.demo\\.DemoService\\?application=demo-provider&`));
+    expect(decoded).toMatch(new RegExp(`^loop://127\\.0\\.0\\.1:${port}/com\\.alibaba\\.dubbo\\.demo\\.DemoService\\?anyhost=(true|false)&application=demo-provider&`));
     const keys = (decoded.split('?')[1] ?? '').split('&').map((kv) => kv.split('=')[0] ?? '');
     expect(keys).toEqual([...keys].sort());
-    expect(keys).toEqual(expect.arrayContaining(['interface', 'methods', 'side', 'timestamp']));
+    // The keys Dubbo 2.7/3.x providers write (spec §4.1): anyhost sorts first, as in a Java 2.7 node.
+    expect(keys).toEqual(expect.arrayContaining(['anyhost', 'deprecated', 'dubbo', 'dynamic', 'generic', 'interface', 'methods', 'pid', 'release', 'side', 'timestamp']));
 
     const name = javaUrlEncode(decoded);
     expect(await client.getChildren(PROVIDERS)).toEqual([name]);
-    expect(name.startsWith(`loop%3A%2F%2F127.0.0.1%3A${port}%2Fcom.alibaba.dubbo.demo.DemoService%3Fapplication%3Ddemo-provider%26`)).toBe(true);
+    expect(name.startsWith(`loop%3A%2F%2F127.0.0.1%3A${port}%2Fcom.alibaba.dubbo.demo.DemoService%3Fanyhost%3D`)).toBe(true);
     expect(name.match(/%[0-9A-Fa-f]{2}/g)?.every((escape) => /^%[0-9A-F]{2}$/.test(escape))).toBe(true);
     expect(URL.decode(name)).toBe(decoded);
 

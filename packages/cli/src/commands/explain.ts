@@ -194,12 +194,14 @@ async function run(args: ParsedArgs, ctx: CommandContext): Promise<number> {
   const chain = explained.order.map((name, position) => ({ ...(verdicts.find((v) => v.name === name) as Explained), position }));
   const excluded = [...verdicts.filter((v) => v.position < 0), ...clashes].sort((a, b) => a.name.localeCompare(b.name));
 
+  const protocol = protocolOf(url, index.records.get(PROTOCOL_POINT) ?? []);
   if (booleanFlag(args, 'json')) {
     ctx.out(
       toJson({
         root,
         service: url.getServiceInterface(),
         side,
+        protocol,
         group: side,
         filterKey,
         url: url.toString(),
@@ -217,7 +219,13 @@ async function run(args: ParsedArgs, ctx: CommandContext): Promise<number> {
   ctx.out(`${title} filter chain of ${url.getServiceInterface() as string}\n`);
   ctx.out(`  URL          ${maskSecrets(url)}\n`);
   ctx.out(`  filter list  ${filterKey} = ${rawList ? rawList : '(not set: automatic activation only)'}\n`);
-  ctx.out(`  installed    ${byName.size} filter${byName.size === 1 ? '' : 's'} found from ${root}\n\n`);
+  ctx.out(`  installed    ${byName.size} filter${byName.size === 1 ? '' : 's'} found from ${root}\n`);
+  if (protocol !== null) {
+    const where = protocol.package === null ? 'not installed' : protocol.package;
+    const keys = protocol.settings.length > 0 ? `; ${protocol.settings.map((k) => `${k.key}=${k.value}`).join(' ')}` : '';
+    ctx.out(`  protocol     ${protocol.name} (${where}${keys})\n`);
+  }
+  ctx.out('\n');
   const links = chain.length > 0 ? chain.map((c) => c.name).join(' → ') : '(no filters)';
   ctx.out(side === 'provider' ? `  exporter → [ ${links} ] → service implementation\n` : `  proxy → cluster → [ ${links} ] → protocol invoker\n`);
   if (chain.length > 0) {
@@ -239,6 +247,20 @@ async function run(args: ParsedArgs, ctx: CommandContext): Promise<number> {
   for (const warning of warnings) ctx.err(`weft explain: warning: ${warning}\n`);
   for (const error of errors) ctx.err(`weft explain: error: ${error}\n`);
   return errors.length > 0 ? ExitCode.FAILURE : ExitCode.OK;
+}
+
+const PROTOCOL_POINT = 'weft.rpc.Protocol';
+
+/**
+ * The protocol a provider or consumer URL names (`dubbo://…`): the package contributing it and the keys of its
+ * manifest the URL sets; `null` for `consumer://`/`provider://` URLs and bare service names.
+ */
+function protocolOf(url: URL, records: readonly ManifestRecord[]): { name: string; package: string | null; settings: { key: string; value: string }[] } | null {
+  const name = url.protocol;
+  if (name === 'consumer' || name === 'provider' || name === '') return null;
+  const record = records.find((r) => r.entry.kind === 'extension' && r.entry.name === name);
+  if (record === undefined) return { name, package: null, settings: [] };
+  return { name, package: `${record.pkg.name}@${record.pkg.version}`, settings: settingsOf(record, url) };
 }
 
 function why(c: Explained): string {

@@ -132,15 +132,42 @@ export function localHost(): string {
   }
 }
 
+/** The Dubbo protocol version Java Dubbo 2.7 and 3.x register (`dubbo=2.0.2`); the JS peers copy it into request bodies. */
+export const DUBBO_PROTOCOL_VERSION = '2.0.2';
+
 /**
- * The provider URL as registered: Dubbo 3.2+ drops local-only keys, and methods are sorted; a token is written as
- * `token=true` ("required"), never its value.
+ * The framework version written as `release` (ops tools show it where a Java provider shows `2.7.23` or `3.3.1`);
+ * kept equal to `@weft/core`'s package version by a test.
  * @internal
  */
-export function registeredProviderUrl(url: URL): URL {
+export const WEFT_RELEASE = 'weft-0.1.0';
+
+/**
+ * The provider URL as registered: the keys Dubbo 2.7 and 3.x providers write (`anyhost`, `application`, `deprecated`,
+ * `dubbo`, `dynamic`, `generic`, `interface`, `methods` sorted, `pid`, `release`, `side`, `timestamp`), without the
+ * local-only ones (`bind.ip`, `bind.port`, thread-pool keys); a token is written as `token=true` ("required"), never
+ * its value.
+ * @internal
+ */
+export function registeredProviderUrl(url: URL, pid: number = process.pid): URL {
   const methods = url.getParameter('methods');
-  let cleaned = url.removeParameters('anyhost', 'pid', 'bind.ip', 'bind.port', 'threadname', 'threadpool', 'threads', 'queues', 'alive');
+  let cleaned = url
+    .removeParameters('bind.ip', 'bind.port', 'threadname', 'threadpool', 'threads', 'queues', 'alive')
+    .addParametersIfAbsent({ deprecated: 'false', dubbo: DUBBO_PROTOCOL_VERSION, dynamic: 'true', generic: 'false', pid, release: WEFT_RELEASE });
   // The registry says that a token is required, never the token (anyone who can read the registry could call).
   if (isConfigNotEmpty(url.getParameter('token'))) cleaned = cleaned.addParameter('token', 'true');
   return methods ? cleaned.addParameter('methods', splitCommaList(methods).sort().join(',')) : cleaned;
+}
+
+/**
+ * The consumer URL as registered under `consumers`: `category=consumers`, `check=false`, and the keys Dubbo consumers
+ * write (`dubbo`, `pid`, `release`, `timestamp`), `methods` sorted.
+ * @internal
+ */
+export function registeredConsumerUrl(url: URL, pid: number = process.pid, now: number = Date.now()): URL {
+  const methods = url.getParameter('methods');
+  const registered = url
+    .addParameters({ category: 'consumers', check: 'false' })
+    .addParametersIfAbsent({ dubbo: DUBBO_PROTOCOL_VERSION, pid, release: WEFT_RELEASE, timestamp: now });
+  return methods ? registered.addParameter('methods', splitCommaList(methods).sort().join(',')) : registered;
 }

@@ -27,7 +27,7 @@ import type { MethodSpec, ServiceDefinition, ServiceImplementation } from '../se
 import { createServiceProxy, type CallableProxy, type CallGate } from '../service/service-proxy.js';
 import { resolveServiceAddress, type AddressEnvironment } from './service-address.js';
 import { reportUnknownKeys, ServiceUrlChecker } from './service-url-checker.js';
-import { assertNotReserved, joinList, localHost, providerUrls, registeredProviderUrl, serviceParameters } from './service-urls.js';
+import { assertNotReserved, joinList, localHost, providerUrls, registeredConsumerUrl, registeredProviderUrl, serviceParameters } from './service-urls.js';
 
 /** Options of {@link WeftApplication.start}. */
 export interface WeftApplicationOptions {
@@ -442,7 +442,7 @@ export class WeftApplication {
       checkKeys: (keys, where) => this.checker.checkKeys(keys, service, where),
       statuses: this.model.getService(RpcStatusRegistry),
     });
-    const registeredConsumer = consumerUrl.addParameters({ category: 'consumers', check: 'false' });
+    const registeredConsumer = registeredConsumerUrl(consumerUrl);
     try {
       await directory.subscribe();
       if (options.check !== false && directory.getAllInvokers().length === 0) {

@@ -14,6 +14,7 @@ export interface KnownParameter {
 const CORE = '@weft/core';
 const CLUSTER = '@weft/cluster';
 const TRIPLE = '@weft/protocol-triple';
+const DUBBO = '@weft/protocol-dubbo';
 const ZOOKEEPER = '@weft/registry-zookeeper';
 const EMBEDDED = '@weft/registry-embedded';
 
@@ -29,10 +30,15 @@ const ROWS: readonly (readonly [string, string | readonly string[], boolean?])[]
   ['timestamp', [CORE, CLUSTER]],
   ['category', CORE],
   ['anyhost', CORE],
-  ['bind.ip', [CORE, TRIPLE]],
-  ['bind.port', [CORE, TRIPLE]],
+  ['deprecated', CORE],
+  ['dubbo', [CORE, DUBBO]],
+  ['generic', CORE],
+  ['pid', CORE],
+  ['release', CORE],
+  ['bind.ip', [CORE, TRIPLE, DUBBO]],
+  ['bind.port', [CORE, TRIPLE, DUBBO]],
   // Calls (consumer)
-  ['timeout', [CORE, CLUSTER, '@weft/filter-activelimit', '@weft/filter-timeout', TRIPLE, ZOOKEEPER], true],
+  ['timeout', [CORE, CLUSTER, '@weft/filter-activelimit', '@weft/filter-timeout', TRIPLE, ZOOKEEPER, DUBBO], true],
   ['retries', CLUSTER, true],
   ['cluster', CORE],
   ['loadbalance', CLUSTER, true],
@@ -53,7 +59,7 @@ const ROWS: readonly (readonly [string, string | readonly string[], boolean?])[]
   ['mock.log.interval', '@weft/mock'],
   ['reference.filter', CORE],
   ['copy', CORE],
-  ['serialization', [CORE, TRIPLE]],
+  ['serialization', [CORE, TRIPLE, DUBBO]],
   ['protocol', CORE],
   ['check', [CORE, EMBEDDED, ZOOKEEPER]],
   ['actives', '@weft/filter-activelimit', true],
@@ -75,7 +81,7 @@ const ROWS: readonly (readonly [string, string | readonly string[], boolean?])[]
   ['classifier', CORE],
   // Provider
   ['service.filter', CORE],
-  ['token', [CORE, TRIPLE, '@weft/filter-token']],
+  ['token', [CORE, TRIPLE, '@weft/filter-token', DUBBO]],
   ['tps', '@weft/filter-tpslimit', true],
   ['tps.interval', '@weft/filter-tpslimit', true],
   ['tps.limiter', '@weft/filter-tpslimit'],
@@ -104,18 +110,18 @@ const ROWS: readonly (readonly [string, string | readonly string[], boolean?])[]
   ['qos.anonymous.access.permission.level', '@weft/qos'],
   ['qos.anonymous.access.allow.commands', '@weft/qos'],
   // Triple
-  ['payload', TRIPLE],
+  ['payload', [TRIPLE, DUBBO]],
   ['max-concurrent-streams', TRIPLE],
   ['max-header-list-size', TRIPLE],
   ['resolve-fallback-to-default', TRIPLE],
-  ['shutdown-timeout', TRIPLE],
+  ['shutdown-timeout', [TRIPLE, DUBBO]],
   ['sniff-timeout', TRIPLE],
   ['connections', TRIPLE],
-  ['lazy', TRIPLE],
-  ['connect-timeout', TRIPLE],
-  ['reconnect-backoff', TRIPLE],
+  ['lazy', [TRIPLE, DUBBO]],
+  ['connect-timeout', [TRIPLE, DUBBO]],
+  ['reconnect-backoff', [TRIPLE, DUBBO]],
   ['reconnect-max-backoff', TRIPLE],
-  ['heartbeat', TRIPLE],
+  ['heartbeat', [TRIPLE, DUBBO]],
   ['initial-window-size', TRIPLE],
   ['connection-window-size', TRIPLE],
   ['health', TRIPLE],
@@ -130,6 +136,8 @@ const ROWS: readonly (readonly [string, string | readonly string[], boolean?])[]
   ['idle-timeout', TRIPLE],
   ['header-timeout', TRIPLE],
   ['body-timeout', TRIPLE],
+  // Dubbo
+  ['return', DUBBO, true],
   // Registries and override rules
   ['dynamic', [CORE, EMBEDDED, ZOOKEEPER]],
   ['enabled', CORE],

@@ -81,6 +81,7 @@ export const KNOWN_EXTENSIONS: readonly KnownExtension[] = Object.freeze([
   ...entries('@weft/mock', 'weft.config.ConfigValidator', ['mock']),
   ...entries('@weft/mock', 'weft.rpc.Protocol', ['mock']),
   ...entries('@weft/protocol-triple', 'weft.rpc.Protocol', ['tri']),
+  ...entries('@weft/protocol-dubbo', 'weft.rpc.Protocol', ['dubbo']),
   ...entries('@weft/registry-embedded', 'weft.registry.RegistryFactory', ['embedded']),
   ...entries('@weft/registry-zookeeper', 'weft.registry.RegistryFactory', ['zookeeper']),
   ...entries('@weft/serialization-hessian2', 'weft.rpc.Serialization', ['hessian2']),

@@ -1,0 +1,168 @@
+import net from 'node:net';
+
+import { safeLog, type Logger, type ObjectSerialization, type ServiceDefinition } from '@weft/core/spi';
+
+import type { BodyCodecs } from '../frame/body-codecs.js';
+import { encodeFrame, Flag } from '../frame/header.js';
+import { exporterKey, InflightCounter, type DubboExporter } from './dubbo-exporter.js';
+import { ServerConnection } from './server-connection.js';
+
+/**
+ * Settings of a {@link DubboServer}, from the export URL of the first service on its port.
+ *
+ * @example
+ * ```ts
+ * const options: DubboServerOptions = { payload: 8 << 20, heartbeat: 60_000, shutdownTimeout: 10_000 };
+ * ```
+ */
+export interface DubboServerOptions {
+  /** Maximum request body, in bytes (0: unlimited). */
+  readonly payload: number;
+  /** Heartbeat interval in ms; a connection idle (no read, no write) for 3× this is closed (0: never). */
+  readonly heartbeat: number;
+  /** How long `close()` waits for in-flight calls, in ms. */
+  readonly shutdownTimeout: number;
+}
+
+/**
+ * One `dubbo://` listening socket: its connections, the services exported on it, idle detection and graceful shutdown.
+ *
+ * @remarks
+ * Services are found by `group/path:version` (`""`, `0.0.0` and `*` meaning no version). Argument types are known
+ * from the path alone (every group of one interface shares its definition), so arguments are read before the group —
+ * which travels in the trailing attachments — is known. `close()` sends the one-way `readonly` event (`"R"`) on every
+ * connection, so consumers stop routing to this provider, waits for in-flight calls (at most `shutdownTimeout`), then
+ * closes every connection.
+ *
+ * @example
+ * ```ts
+ * const server = new DubboServer('127.0.0.1', 20880, options, codecs, hessian, logger);
+ * await server.listen();
+ * server.add(exporter);
+ * await server.close();
+ * ```
+ */
+export class DubboServer {
+  readonly connections = new Set<ServerConnection>();
+  readonly inflight = new InflightCounter();
+  private readonly exporters = new Map<string, DubboExporter>();
+  private readonly definitions = new Map<string, ServiceDefinition | undefined>();
+  private readonly server: net.Server;
+  private idleTimer: NodeJS.Timeout | undefined = undefined;
+  private closing: Promise<void> | undefined = undefined;
+  private nextEventId = 1;
+
+  constructor(
+    readonly host: string,
+    readonly port: number,
+    readonly options: DubboServerOptions,
+    readonly codecs: BodyCodecs,
+    /** The codec of the first export: answers frames whose serialization id is unknown. */
+    readonly codec: ObjectSerialization,
+    readonly logger: Logger,
+  ) {
+    this.server = net.createServer({ noDelay: true }, (socket) => this.accept(socket));
+  }
+
+  /** Starts listening. @throws the listen error (`EADDRINUSE`…) with the address in its message. */
+  listen(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const onError = (error: Error) => reject(new Error(`dubbo: cannot listen on ${this.host}:${this.port}: ${error.message}`, { cause: error }));
+      this.server.once('error', onError);
+      this.server.listen(this.port, this.host, () => {
+        this.server.off('error', onError);
+        this.server.on('error', (error) => safeLog(this.logger, 'error', `dubbo: server ${this.host}:${this.port} failed`, error));
+        if (this.options.heartbeat > 0) {
+          this.idleTimer = setInterval(() => this.closeIdle(), this.options.heartbeat);
+          this.idleTimer.unref();
+        }
+        resolve();
+      });
+    });
+  }
+
+  /** The port actually listened on. */
+  get boundPort(): number {
+    const address = this.server.address();
+    return typeof address === 'object' && address !== null ? address.port : this.port;
+  }
+
+  get isEmpty(): boolean {
+    return this.exporters.size === 0;
+  }
+
+  /** Adds a service. @throws `Error` when its key is already exported on this port. */
+  add(exporter: DubboExporter): void {
+    if (this.exporters.has(exporter.key)) throw new Error(`dubbo: ${exporter.key} is already exported on ${this.host}:${this.port}.`);
+    this.exporters.set(exporter.key, exporter);
+    if (!this.definitions.has(exporter.path) || this.definitions.get(exporter.path) === undefined) this.definitions.set(exporter.path, exporter.service);
+  }
+
+  remove(exporter: DubboExporter): void {
+    if (this.exporters.get(exporter.key) !== exporter) return;
+    this.exporters.delete(exporter.key);
+    for (const other of this.exporters.values()) if (other.path === exporter.path) return;
+    this.definitions.delete(exporter.path);
+  }
+
+  /** Whether some service is exported under `path`, and its definition (`undefined` when it has none). */
+  definitionOf(path: string): { readonly service: ServiceDefinition | undefined } | undefined {
+    return this.definitions.has(path) ? { service: this.definitions.get(path) } : undefined;
+  }
+
+  /** The exporter of a call's `group/path:version`. */
+  find(group: string | undefined, path: string, version: string | undefined): DubboExporter | undefined {
+    return this.exporters.get(exporterKey(group, path, version));
+  }
+
+  /** The exported keys, for messages. */
+  keys(): string[] {
+    return [...this.exporters.keys()];
+  }
+
+  /** Shuts down gracefully (idempotent): readonly event, in-flight calls drain, connections close. */
+  close(): Promise<void> {
+    return (this.closing ??= this.doClose());
+  }
+
+  private async doClose(): Promise<void> {
+    if (this.idleTimer !== undefined) clearInterval(this.idleTimer);
+    const stopped = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    const notice = this.readonlyNotice();
+    for (const connection of this.connections) connection.write(notice);
+    const drained = await this.inflight.whenIdle(this.options.shutdownTimeout);
+    if (!drained) safeLog(this.logger, 'warn', `dubbo: server ${this.host}:${this.port} closed with ${this.inflight.count} call(s) still in flight (shutdown-timeout ${this.options.shutdownTimeout} ms).`);
+    for (const connection of [...this.connections]) connection.end();
+    await stopped;
+  }
+
+  /** The one-way event `"R"` (flag `0xa2`): this provider is shutting down. */
+  private readonlyNotice(): Buffer {
+    const out = this.codec.createOutput();
+    out.writeString('R');
+    const id = this.nextEventId++;
+    return encodeFrame(Flag.REQUEST | Flag.EVENT | this.codec.dubboSerializationId, 0, 0, id, out.finish());
+  }
+
+  private accept(socket: net.Socket): void {
+    if (this.closing !== undefined) {
+      socket.destroy();
+      return;
+    }
+    const connection = new ServerConnection(this, socket);
+    this.connections.add(connection);
+    socket.once('close', () => this.connections.delete(connection));
+  }
+
+  /** Closes connections that read and wrote nothing for 3 × heartbeat (Java's server idle rule). */
+  private closeIdle(): void {
+    const limit = 3 * this.options.heartbeat;
+    const now = Date.now();
+    for (const connection of this.connections) {
+      if (now - connection.lastActivity >= limit) {
+        safeLog(this.logger, 'info', `dubbo: closing idle connection from ${connection.remote} (nothing read or written for ${limit} ms, 3 × heartbeat).`);
+        connection.destroy();
+      }
+    }
+  }
+}
