@@ -113,6 +113,9 @@ const silent = new (class extends Logger {
   }
 }
 
+// The injvm copy itself vs plain JSON and structuredClone of the same values.
+await (await import('./injvm-copy.mjs')).benchInjvmCopy(figures);
+
 // The other modes (default timeout, copying, async implementation), measured in this process.
 {
   const root = mkdtempSync(join(tmpdir(), 'weft-bench-app-'));
