@@ -20,6 +20,8 @@ import {
 
 import { formatRatio, measure, printTable, summarize } from '../../core/bench/harness.mjs';
 
+/** The figures block's first lines: the default configuration, then tuned (section 2), then tri JSON (section 5). */
+const headline = [];
 const figures = [];
 const silent = new (class extends Logger {
   debug() {}
@@ -67,52 +69,52 @@ const silent = new (class extends Logger {
 }
 
 // ------------------------------------------------------------------------------------------------------------
-// 2. An injvm call through the default consumer and provider chains vs a direct call vs Moleculer's local call.
+// 2. An injvm call, in the DEFAULT configuration first, then tuned — each next to a direct await and Moleculer.
 //
-// The headline comparison runs in fresh processes (injvm-vs-moleculer.mjs): at tens of ns per call, which
-// functions the JIT inlines moves every stack by ±10–15 % from one process to the next. Each process measures all
-// three stacks; the table shows, per row, the median over the processes and their range.
+// Each sample is a fresh process (injvm-vs-moleculer.mjs <mode>): at tens of ns per call, which functions the JIT
+// inlines moves every stack by ±10–15 % from one process to the next. Each process measures one configuration and
+// the direct await and Moleculer alongside; the table shows, per row, the median over the processes and their range.
+//   default  what refer() gives with no keys: json copy, the 1000 ms timeout, an async implementation, failover
+//   filters  the same with the demo's filter packages installed (context, echo, timeout, exception)
+//   tuned    copy=false, timeout 0, a synchronous implementation (the configuration of the old headline figure)
 {
   const { execFileSync } = await import('node:child_process');
   const { fileURLToPath } = await import('node:url');
   const script = fileURLToPath(new globalThis.URL('./injvm-vs-moleculer.mjs', import.meta.url));
-  const processes = Number(process.env.WEFT_BENCH_PROCESSES ?? 5);
-  const samples = [];
-  for (let i = 0; i < processes; i++) {
-    const out = execFileSync(process.execPath, ['--expose-gc', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-    samples.push(JSON.parse(out.trim().split('\n').pop()));
+  const processes = Number(process.env.WEFT_BENCH_PROCESSES ?? (process.env.WEFT_BENCH_QUICK === '1' ? 1 : 3));
+  const LABELS = {
+    default: 'DEFAULT configuration (json copy, timeout 1000 ms, async implementation)',
+    filters: 'DEFAULT + filter packages (context, echo, timeout, exception)',
+    tuned: 'TUNED (copy=false, timeout 0, sync implementation)',
+  };
+  const GOALS = { default: { direct: 4, moleculer: 2 }, filters: { direct: 5 }, tuned: {} };
+  for (const mode of ['default', 'filters', 'tuned']) {
+    const samples = [];
+    for (let i = 0; i < processes; i++) {
+      const out = execFileSync(process.execPath, ['--expose-gc', script, mode], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+      samples.push(JSON.parse(out.trim().split('\n').pop()));
+    }
+    const row = (name, key) => summarize(name, samples.map((s) => s[key]));
+    const sequential = [row('direct: await impl.sayHello()', 'direct'), row(`Weft injvm — ${mode}`, 'weft'), row('Moleculer 0.14 local broker.call', 'moleculer')];
+    printTable(`${LABELS[mode]} — one call at a time, median of ${processes} process(es) (min…max across them)`, sequential, {
+      baseline: 'direct: await impl.sayHello()',
+    });
+    const concurrent = [row('direct, 64 in flight', 'direct64'), row(`Weft injvm — ${mode}, 64 in flight`, 'weft64'), row('Moleculer, 64 in flight', 'moleculer64')];
+    printTable(`${LABELS[mode]} — 64 calls in flight, time per batch of 64`, concurrent, { baseline: 'direct, 64 in flight' });
+    const [direct, weft, mol] = sequential;
+    const range = (values) => (values.length > 1 ? ` (per process: ${values.map(formatRatio).join(', ')})` : '');
+    const goal = GOALS[mode];
+    headline.push(
+      `${LABELS[mode]}: Weft ${formatRatio(weft.nsPerOp / direct.nsPerOp)} a direct await${goal.direct ? ` (target ≤ ${goal.direct}×)` : ''}` +
+        `${range(samples.map((s) => s.weft / s.direct))}; throughput ${formatRatio(mol.nsPerOp / weft.nsPerOp)} Moleculer's${goal.moleculer ? ` (target ≥ ${goal.moleculer}×)` : ''}` +
+        `${range(samples.map((s) => s.moleculer / s.weft))}; Moleculer ${formatRatio(mol.nsPerOp / direct.nsPerOp)} direct; ` +
+        `64 in flight: Weft ${formatRatio(concurrent[1].nsPerOp / concurrent[0].nsPerOp)} direct, ${formatRatio(concurrent[2].nsPerOp / concurrent[1].nsPerOp)} Moleculer's throughput`,
+    );
   }
-  const row = (name, key) => summarize(name, samples.map((s) => s[key]));
-  const sequential = [
-    row('direct: await impl.sayHello()', 'direct'),
-    row('Weft injvm, zero-copy, timeout 0', 'weft'),
-    row('Moleculer 0.14 local broker.call', 'moleculer'),
-  ];
-  printTable(`injvm call vs Moleculer — median of ${processes} processes (rounds = processes; min…max across them)`, sequential, {
-    baseline: 'direct: await impl.sayHello()',
-  });
-  const concurrent = [
-    row('direct, 64 in flight', 'direct64'),
-    row('Weft injvm zero-copy timeout 0, 64 in flight', 'weft64'),
-    row('Moleculer local call, 64 in flight', 'moleculer64'),
-  ];
-  printTable(`injvm call vs Moleculer — 64 calls in flight, time per batch of 64 (median of ${processes} processes)`, concurrent, {
-    baseline: 'direct, 64 in flight',
-  });
-  const [direct, weft, mol] = sequential;
-  const [direct64, weft64, mol64] = concurrent;
-  const perProcess = samples.map((s) => formatRatio(s.moleculer / s.weft)).join(', ');
-  const perProcess64 = samples.map((s) => formatRatio(s.moleculer64 / s.weft64)).join(', ');
-  figures.push(
-    `injvm zero-copy (timeout 0, as Moleculer's default): ${formatRatio(weft.nsPerOp / direct.nsPerOp)} a direct call; ` +
-      `Moleculer local call ${formatRatio(mol.nsPerOp / direct.nsPerOp)}; Weft throughput = ${formatRatio(mol.nsPerOp / weft.nsPerOp)} Moleculer's ` +
-      `(target ≥ 3×; median of ${processes} processes, per process: ${perProcess})`,
-  );
-  figures.push(
-    `injvm zero-copy, 64 in flight: Weft throughput = ${formatRatio(mol64.nsPerOp / weft64.nsPerOp)} Moleculer's ` +
-      `(Weft ${formatRatio(weft64.nsPerOp / direct64.nsPerOp)} direct, Moleculer ${formatRatio(mol64.nsPerOp / direct64.nsPerOp)} direct; per process: ${perProcess64})`,
-  );
 }
+
+// The injvm copy itself vs plain JSON and structuredClone of the same values.
+await (await import('./injvm-copy.mjs')).benchInjvmCopy(figures);
 
 // The other modes (default timeout, copying, async implementation), measured in this process.
 {
@@ -235,6 +237,27 @@ await (await import('./dubbo-echo.mjs')).benchDubboEcho(figures);
 
 // Token comparison (@weft/filter-token): time by candidate length.
 await (await import('./token-compare.mjs')).benchTokenCompare(figures);
+// ------------------------------------------------------------------------------------------------------------
+// 5. tri with the JSON codec vs grpc-js (64 B, 64 KiB, 1 MiB; 64 in flight) and the 64 × 1 MiB burst (tri-json.mjs).
+{
+  const { spawnSync } = await import('node:child_process');
+  const { fileURLToPath } = await import('node:url');
+  const script = fileURLToPath(new globalThis.URL('./tri-json.mjs', import.meta.url));
+  const run = spawnSync(process.execPath, ['--expose-gc', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (run.status !== 0) throw new Error(`tri-json.mjs failed (${run.signal ?? `exit ${run.status}`}):\n${run.stdout}`);
+  const lines = run.stdout.trimEnd().split('\n');
+  const last = JSON.parse(lines.pop());
+  console.log(lines.join('\n'));
+  const perRound = (row) => row.perRound.map(formatRatio).join(', ');
+  headline.push(
+    `tri JSON echo, 64 in flight: Weft throughput ${last.rows.map((r) => `${formatRatio(r.grpc / r.weft)} grpc-js's at ${r.label}`).join(', ')} ` +
+      `(target ≥ 1.0× at 64 KiB and 1 MiB; per round: ${last.rows.map((r) => `${r.label} ${perRound(r)}`).join('; ')})`,
+  );
+  headline.push(
+    `tri 64 × 1 MiB burst, twice: ${last.burst.failures} failures, ${last.burst.executions} executions for ${last.burst.calls} calls (target 0 / ${last.burst.calls})`,
+  );
+}
 
 console.log('\nFigures (@weft/benchmarks):');
+for (const line of headline) console.log(`  ${line}`);
 for (const line of figures) console.log(`  ${line}`);

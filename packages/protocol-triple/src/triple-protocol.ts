@@ -16,6 +16,7 @@ import {
   type URL,
 } from '@weft/core/spi';
 
+import { sessionMemory } from './session-memory.js';
 import { TripleConnectionPool } from './client/connection-pool.js';
 import { IdlCodec, type IdlFormat } from './codec/idl-codec.js';
 import { SerializationCodec, type TripleCodec } from './codec/triple-codec.js';
@@ -251,6 +252,13 @@ export class TripleProtocol extends Protocol {
           maxHeaderListSize: url.getPositiveParameter(TripleKeys.MAX_HEADER_LIST_SIZE, TripleDefaults.MAX_HEADER_LIST_SIZE),
           initialWindowSize: windowSize(url, TripleKeys.INITIAL_WINDOW_SIZE, TripleDefaults.INITIAL_WINDOW_SIZE),
           connectionWindowSize: windowSize(url, TripleKeys.CONNECTION_WINDOW_SIZE, TripleDefaults.CONNECTION_WINDOW_SIZE),
+          // Requests queued behind flow control count here: up to the provider's stream limit, `payload` each.
+          maxSessionMemory: sessionMemory({
+            payload: url.getPositiveParameter(TripleKeys.PAYLOAD, TripleDefaults.PAYLOAD),
+            streams: TripleDefaults.MAX_CONCURRENT_STREAMS,
+            window: windowSize(url, TripleKeys.INITIAL_WINDOW_SIZE, TripleDefaults.INITIAL_WINDOW_SIZE),
+            buffered: 0,
+          }),
         },
         this.logger,
         () => {

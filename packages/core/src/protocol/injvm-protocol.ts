@@ -113,13 +113,20 @@ class SerializingCopier implements Copier {
 
   message(value: unknown, invocation: Invocation): unknown {
     const method = invocation.method;
-    const copied = this.serialization.copy(value);
-    return method === undefined || method.idl !== undefined ? copied : this.realizer.method(method).result(copied);
+    // An IDL message is copied as a whole by its IDL serialization: there is no declared type to realise.
+    if (method === undefined || method.idl !== undefined) return this.serialization.copy(value);
+    return this.serialization.copier(method).result(value);
   }
 
   private copyArgs(args: readonly unknown[], method: MethodDescriptor | undefined): unknown[] {
-    const copied = this.serialization.copy(args) as unknown[];
-    return method === undefined || method.idl !== undefined ? copied : this.realizer.method(method).args(copied);
+    if (method === undefined || method.idl !== undefined) return this.serialization.copy(args) as unknown[];
+    return this.serialization.copier(method).args(args);
+  }
+
+  /** Compiles `method`'s copier now (a malformed declaration fails the refer, not the first call). */
+  prepare(method: MethodDescriptor): void {
+    this.realizer.method(method);
+    this.serialization.copier(method);
   }
 
   result(result: Result, invocation: Invocation): Result {
@@ -128,9 +135,14 @@ class SerializingCopier implements Copier {
     if (result.hasException()) {
       copy = Result.ofException(errorFromData(this.serialization.copy(errorToData(result.exception)) as never, method?.throws));
     } else {
-      const value = result.value === undefined ? undefined : this.serialization.copy(result.value);
-      // An IDL message is copied as a whole by its IDL serialization: there is no declared type to realise.
-      copy = Result.of(method === undefined || method.idl !== undefined ? value : this.realizer.method(method).result(value));
+      const value = result.value;
+      copy = Result.of(
+        method === undefined || method.idl !== undefined
+          ? value === undefined
+            ? undefined
+            : this.serialization.copy(value)
+          : this.serialization.copier(method).result(value),
+      );
     }
     if (result.hasAttachments()) for (const [key, value] of result.getAttachments()) copy.setAttachment(key, value);
     return copy;
@@ -275,9 +287,9 @@ export class InjvmProtocol extends Protocol {
     const copy = url.getParameter('copy', true);
     // An IDL (protobuf) service is copied by its IDL serialization (messages hold bigints and bytes JSON would lose).
     const idl = [...service.methodDescriptors.values()].find((m) => m.idl !== undefined)?.idl?.serialization;
-    const copier = copy ? new SerializingCopier(this.serializations.getExtension(idl ?? url.getParameter('serialization', 'json')), this.realizer) : undefined;
+    const copier: SerializingCopier | undefined = copy ? new SerializingCopier(this.serializations.getExtension(idl ?? url.getParameter('serialization', 'json')), this.realizer) : undefined;
     // Compiled now: a malformed `fields` declaration fails the refer, not the first call.
-    if (copier !== undefined) for (const method of service.methodDescriptors.values()) if (method.idl === undefined) this.realizer.method(method);
+    if (copier !== undefined) for (const method of service.methodDescriptors.values()) if (method.idl === undefined) copier.prepare(method);
     return new InjvmInvoker(service, url, this.exporters, copier);
   }
 

@@ -67,7 +67,7 @@ export { Cluster } from '../cluster/cluster.js';
 export { Directory } from '../cluster/directory.js';
 export { StaticDirectory } from '../cluster/static-directory.js';
 export { LoadBalance } from '../cluster/load-balance.js';
-export { Serialization } from '../serialization/serialization.js';
+export { Serialization, type MethodCopier } from '../serialization/serialization.js';
 export { IdlSerialization, type IdlStatus } from '../serialization/idl-serialization.js';
 export { ObjectInput, ObjectOutput, ObjectSerialization } from '../serialization/object-serialization.js';
 export { realize, describeType } from '../service/realize.js';

@@ -34,6 +34,8 @@ export interface ConnectionOptions {
   readonly initialWindowSize: number;
   /** The connection-level receive window, shared by all streams of the session. */
   readonly connectionWindowSize: number;
+  /** `node:http2` `maxSessionMemory` in MB (see `sessionMemory`); Node's 10 MB when absent. */
+  readonly maxSessionMemory?: number;
 }
 
 /** Growth factor of the reconnect delay (gRPC's). */
@@ -151,6 +153,7 @@ class TripleConnection {
     const session = http2.connect(`http://${options.address}`, {
       settings: { enablePush: false, maxHeaderListSize: options.maxHeaderListSize, initialWindowSize: options.initialWindowSize },
       maxHeaderListPairs: 256,
+      ...(options.maxSessionMemory === undefined ? {} : { maxSessionMemory: options.maxSessionMemory }),
       createConnection: connectSocket,
     });
     const handle = new SessionHandle(session);

@@ -212,8 +212,11 @@ class ClientCall {
       code = RpcErrorCode.CANCELLED;
       why = 'the provider cancelled the stream';
     } else if (rstCode === NGHTTP2_ENHANCE_YOUR_CALM) {
-      code = RpcErrorCode.LIMIT_EXCEEDED;
-      why = 'the provider reset the stream with ENHANCE_YOUR_CALM';
+      // Node resets a stream with ENHANCE_YOUR_CALM on this side too (session memory passed, typically when the
+      // response headers of a call that already ran arrive): not a provider's refusal, and the request was sent.
+      why =
+        'the stream was reset with ENHANCE_YOUR_CALM (HTTP/2 "excessive load": this consumer\'s session passed its ' +
+        'maxSessionMemory, or the provider shed load); the request was sent and may have run';
     } else if (this.error !== undefined) why = `the connection failed (${describeError(this.error)})`;
     else if (rstCode !== undefined && rstCode !== NGHTTP2_NO_ERROR) why = `the provider reset the stream (code ${rstCode})`;
     else if (this.headers !== undefined) {

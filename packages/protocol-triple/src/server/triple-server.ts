@@ -24,6 +24,7 @@ import {
   toPlainError,
   type PlainExchange,
 } from './plain-exchange.js';
+import { sessionMemory } from '../session-memory.js';
 import { BufferBudget, CallBuffer, TaskGate } from './buffer-budget.js';
 import { SessionGuard } from './session-guard.js';
 import { InflightCounter, type ServerMethod, type TripleExporter } from './triple-exporter.js';
@@ -84,6 +85,8 @@ function onGuardedStreamClose(this: GuardedStream): void {
 
 const GOAWAY_DEBUG_DATA = Buffer.from('weft: server shutting down', 'latin1');
 const { NGHTTP2_NO_ERROR } = http2.constants;
+/** HTTP/2's initial stream window (the server does not raise it): what a client may send a stream before it is read. */
+const DEFAULT_STREAM_WINDOW = 65_535;
 
 /**
  * One Triple server: a TCP port shared by every service exported on it, speaking gRPC over HTTP/2 (h2c) and plain
@@ -146,6 +149,13 @@ export class TripleServer {
     this.h2 = http2.createServer({
       settings: { maxConcurrentStreams: options.maxConcurrentStreams, maxHeaderListSize: options.maxHeaderListSize },
       maxHeaderListPairs: 256,
+      // Responses queued behind the client's flow control, and request bytes up to the buffer cap, count here.
+      maxSessionMemory: sessionMemory({
+        payload: options.payload,
+        streams: options.maxConcurrentStreams,
+        window: DEFAULT_STREAM_WINDOW,
+        buffered: options.maxConnectionBuffer,
+      }),
     });
     this.h2.on('session', (session: ServerHttp2Session) => this.onSession(session));
     this.h2.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => this.onStream(stream, headers));
