@@ -1,0 +1,111 @@
+import { safeLog, type Logger } from '../common/logger.js';
+import type { URL } from '../rpc/url.js';
+import { Configurator } from './configurator.js';
+import type { TimeSlicer } from './time-slicer.js';
+
+/** Registry URL keys bounding the rules a consumer accepts from that registry. */
+export const RuleLimitKeys = {
+  /** Most rules (override or routing URLs) one notification may carry; more are refused as a whole. */
+  MAX_COUNT: 'rule.max-count',
+  /** Longest rule, in bytes: one rule URL, one registry entry, one config-centre value. */
+  MAX_BYTES: 'rule.max-bytes',
+  /** Largest YAML (or JSON) rule document read from a config centre, in bytes. */
+  YAML_MAX_BYTES: 'rule.yaml.max-bytes',
+  /** Deepest nesting of collections in a YAML rule document. */
+  YAML_MAX_DEPTH: 'rule.yaml.max-depth',
+  /** Most alias references (`*name`) a YAML rule document may use. */
+  YAML_MAX_ALIASES: 'rule.yaml.max-aliases',
+} as const;
+
+/** Defaults of the {@link RuleLimitKeys}. */
+export const RuleLimitDefaults = {
+  MAX_COUNT: 20_000,
+  MAX_BYTES: 65_536,
+  YAML_MAX_BYTES: 1_048_576,
+  YAML_MAX_DEPTH: 32,
+  YAML_MAX_ALIASES: 100,
+} as const;
+
+/** The rule limits a registry URL sets (its {@link RuleLimitKeys}, else the {@link RuleLimitDefaults}). */
+export interface RuleLimits {
+  readonly maxCount: number;
+  readonly maxBytes: number;
+  readonly yamlMaxBytes: number;
+  readonly yamlMaxDepth: number;
+  readonly yamlMaxAliases: number;
+}
+
+/**
+ * Reads the rule limits of a registry (or config-centre) URL.
+ * @example
+ * ```ts
+ * ruleLimitsOf(URL.parse('zookeeper://127.0.0.1:2181?rule.max-count=5000')).maxCount; // 5000
+ * ```
+ */
+export function ruleLimitsOf(url: URL): RuleLimits {
+  return {
+    maxCount: url.getPositiveParameter(RuleLimitKeys.MAX_COUNT, RuleLimitDefaults.MAX_COUNT),
+    maxBytes: url.getPositiveParameter(RuleLimitKeys.MAX_BYTES, RuleLimitDefaults.MAX_BYTES),
+    yamlMaxBytes: url.getPositiveParameter(RuleLimitKeys.YAML_MAX_BYTES, RuleLimitDefaults.YAML_MAX_BYTES),
+    yamlMaxDepth: url.getPositiveParameter(RuleLimitKeys.YAML_MAX_DEPTH, RuleLimitDefaults.YAML_MAX_DEPTH),
+    yamlMaxAliases: url.getPositiveParameter(RuleLimitKeys.YAML_MAX_ALIASES, RuleLimitDefaults.YAML_MAX_ALIASES),
+  };
+}
+
+/**
+ * Turns a `configurators` notification into the ordered override rules (as `Configurator.toConfigurators` does),
+ * within the limits of `source` and in time slices: `undefined` to keep the previous rules (an empty list, or a
+ * notification refused for carrying more than `rule.max-count` rules), `[]` for `empty://`, else the rules without
+ * those longer than `rule.max-bytes`. Every refusal is logged at `error`, naming the rule (its start) and the source.
+ * @internal
+ */
+export async function readOverrideRules(
+  urls: readonly URL[],
+  source: URL,
+  what: string,
+  logger: Logger,
+  slicer: TimeSlicer,
+): Promise<Configurator[] | undefined> {
+  if (urls.length === 0) return undefined;
+  const limits = ruleLimitsOf(source);
+  const from = source.toIdentityString();
+  if (urls.length > limits.maxCount) {
+    safeLog(
+      logger,
+      'error',
+      `Refused ${urls.length} ${what} from ${from}: more than ${RuleLimitKeys.MAX_COUNT}=${limits.maxCount} in one notification. ` +
+        `The previous rules stay; raise ${RuleLimitKeys.MAX_COUNT} on the registry URL if this many are intended.`,
+    );
+    return undefined;
+  }
+  const out: Configurator[] = [];
+  for (const url of urls) {
+    if (url.protocol === 'empty') return [];
+    const text = url.toString();
+    if (text.length > limits.maxBytes && Buffer.byteLength(text) > limits.maxBytes) {
+      safeLog(
+        logger,
+        'error',
+        `Refused a rule of ${what} from ${from}: ${text.slice(0, 120)}… is ${Buffer.byteLength(text)} bytes, more than ` +
+          `${RuleLimitKeys.MAX_BYTES}=${limits.maxBytes}. The other rules apply; this one is ignored.`,
+      );
+      continue;
+    }
+    const configurator = Configurator.from(url);
+    if (configurator !== undefined) out.push(configurator);
+    if (slicer.due()) await slicer.pause();
+  }
+  return out.sort(Configurator.compare);
+}
+
+/**
+ * Dubbo's enabled test of a configured provider URL: with `disabled` set, enabled unless it is `true` (any case);
+ * else enabled unless `enabled` is set to anything but `true`.
+ * @internal
+ */
+export function isProviderEnabled(url: URL): boolean {
+  const disabled = url.getParameter('disabled');
+  if (disabled) return disabled.toLowerCase() !== 'true';
+  const enabled = url.getParameter('enabled');
+  return !enabled || enabled.toLowerCase() === 'true';
+}
