@@ -106,7 +106,7 @@ describe('the embedded registry under many and large rules', () => {
     expect(registry.reads.bytes).toBeLessThan(1000);
   });
 
-  it('2,000 rule files written one by one: every rule applies, and the consumer event loop never stalls', async () => {
+  it('1,000 rule files written one by one: every rule applies, and the consumer event loop never stalls', async () => {
     const registry = open('poll.interval=100');
     const directory = new RegistryDirectory({
       service: Greeter,
@@ -123,7 +123,7 @@ describe('the embedded registry under many and large rules', () => {
     await directory.subscribe();
     const histogram = monitorEventLoopDelay({ resolution: 1 });
     histogram.enable();
-    const N = 2000;
+    const N = 1000;
     for (let i = 0; i < N; i++) {
       const file = join(configuratorsFolder(), `rule-${i}.json`);
       await writeFile(`${file}.tmp`, JSON.stringify({ url: `override://10.0.0.1:50051/org.acme.Greeter?category=configurators&dynamic=false&m${i}.timeout=${i + 1}` }));
@@ -134,7 +134,7 @@ describe('the embedded registry under many and large rules', () => {
     const invoker = directory.getAllInvokers()[0];
     expect(invoker?.getUrl().getParameter('m0.timeout')).toBe('1');
     expect(directory.getAllInvokers()).toHaveLength(1);
-    // Before: 109 s frozen for 2,000 files. Now the longest stall stays far below a tenth of a second (a loaded
+    // Before: 2,000 files froze it for 109 s. Now the longest stall stays far below a tenth of a second (a loaded
     // CI machine adds its own scheduling delays to the measurement).
     expect(histogram.max / 1e6).toBeLessThan(100);
     await directory.destroy();

@@ -85,6 +85,8 @@ export class RegistryDirectory extends Directory {
   /** Notifications not applied yet, latest list per category (a burst is coalesced into one update each). */
   private readonly pending = new Map<RegistryCategory, readonly URL[]>();
   private draining = false;
+  /** The configurator of each rule URL object seen (registries reuse the objects of unchanged entries). */
+  private readonly ruleCache = new WeakMap<URL, Configurator | null>();
   private readonly invokers = new Map<string, Invoker>();
   private routable: readonly Invoker[] = [];
   private mocks: readonly Invoker[] = [];
@@ -195,7 +197,7 @@ export class RegistryDirectory extends Directory {
         this.firstProviders = undefined;
       } else if (category === RegistryCategory.CONFIGURATORS) {
         const slicer = new TimeSlicer();
-        const next = await readOverrideRules(urls, this.options.registry.getUrl(), `override rules for ${this.service.name}`, this.options.logger, slicer);
+        const next = await readOverrideRules(urls, this.options.registry.getUrl(), `override rules for ${this.service.name}`, this.options.logger, slicer, this.ruleCache);
         if (next === undefined || this.destroyed) return;
         const plan = await this.index.plan(next, [this.base, ...this.mergedProviders()], slicer);
         if (this.destroyed) return;

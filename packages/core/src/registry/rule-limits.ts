@@ -56,7 +56,8 @@ export function ruleLimitsOf(url: URL): RuleLimits {
  * Turns a `configurators` notification into the ordered override rules (as `Configurator.toConfigurators` does),
  * within the limits of `source` and in time slices: `undefined` to keep the previous rules (an empty list, or a
  * notification refused for carrying more than `rule.max-count` rules), `[]` for `empty://`, else the rules without
- * those longer than `rule.max-bytes`. Every refusal is logged at `error`, naming the rule (its start) and the source.
+ * those longer than `rule.max-bytes`. `cache` keeps the configurator of each URL object seen (registries hand the
+ * same objects again for unchanged entries). Every refusal is logged at `error`, naming the rule (its start) and the source.
  * @internal
  */
 export async function readOverrideRules(
@@ -65,6 +66,7 @@ export async function readOverrideRules(
   what: string,
   logger: Logger,
   slicer: TimeSlicer,
+  cache?: WeakMap<URL, Configurator | null>,
 ): Promise<Configurator[] | undefined> {
   if (urls.length === 0) return undefined;
   const limits = ruleLimitsOf(source);
@@ -81,6 +83,11 @@ export async function readOverrideRules(
   const out: Configurator[] = [];
   for (const url of urls) {
     if (url.protocol === 'empty') return [];
+    const known = cache?.get(url);
+    if (known !== undefined) {
+      if (known !== null) out.push(known);
+      continue;
+    }
     const text = url.toString();
     if (text.length > limits.maxBytes && Buffer.byteLength(text) > limits.maxBytes) {
       safeLog(
@@ -92,6 +99,7 @@ export async function readOverrideRules(
       continue;
     }
     const configurator = Configurator.from(url);
+    cache?.set(url, configurator ?? null);
     if (configurator !== undefined) out.push(configurator);
     if (slicer.due()) await slicer.pause();
   }
