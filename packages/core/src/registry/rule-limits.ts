@@ -21,7 +21,7 @@ export const RuleLimitKeys = {
 export const RuleLimitDefaults = {
   MAX_COUNT: 20_000,
   MAX_BYTES: 65_536,
-  YAML_MAX_BYTES: 1_048_576,
+  YAML_MAX_BYTES: 65_536,
   YAML_MAX_DEPTH: 32,
   YAML_MAX_ALIASES: 100,
 } as const;
