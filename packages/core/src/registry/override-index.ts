@@ -51,7 +51,7 @@ const NEVER: readonly string[] | undefined = undefined;
  * `pa:<address or host>` (port-less rules with `providerAddresses`), `general` (port-less rules for this consumer —
  * they reach every URL), or none (a rule for another application, a provider-side rule, `enabled=false`, a rule for
  * another host). A URL's candidates are the rules of its few buckets, sorted into application order (host string,
- * `priority`, then arrival); the full Dubbo decision ({@link Configurator.matches}) then runs on each candidate only,
+ * `priority`, then arrival); the full Dubbo decision (`Configurator.configure`'s) then runs on each candidate only,
  * and the parameters are collected into one edit, so configuring a URL costs O(candidates), not O(all rules).
  *
  * A new rule list is diffed against the current one by the rules' string forms ({@link OverrideIndex.plan}); only

@@ -62,6 +62,13 @@ export interface RegistryDirectoryOptions {
  *   **validated before it is applied**; an invalid rule (e.g. a bad mock expression) is logged and refused, and
  *   the previous behaviour stays. An empty notification keeps the rules; `empty://` clears them.
  * - **routers**: not supported yet; logged once.
+ *
+ * Rules scale (see `OverrideIndex`): each rule is indexed by the URLs it can reach, a notification is diffed against
+ * the rules in force and only the URLs the changed rules reach are recomputed, in slices of a few milliseconds; the
+ * previous rules stay in force until the new set is complete. Notifications that arrive while one is applied are
+ * coalesced (the latest list per category wins). The registry URL's `rule.max-count` and `rule.max-bytes` bound
+ * what is accepted (refusals are logged naming the rule and source). `disabled`/`enabled` are read after the
+ * overrides, so an override can take a provider out and put it back.
  * While the registry is unreachable the last known providers keep being called.
  *
  * @example
