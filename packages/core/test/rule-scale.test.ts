@@ -229,8 +229,11 @@ describe('override rules at scale: the registry directory', () => {
     );
     const histogram = monitorEventLoopDelay({ resolution: 1 });
     histogram.enable();
+    let turns = 0;
+    const timer = setInterval(() => turns++, 1);
     registry.push(all);
     await applied(directory);
+    clearInterval(timer);
     const once = histogram.max / 1e6;
     histogram.reset();
     for (let i = 1; i <= 2000; i++) registry.push(all.slice(0, i)); // a burst: the latest list wins
@@ -239,8 +242,10 @@ describe('override rules at scale: the registry directory', () => {
     const invokers = directory.getAllInvokers();
     expect(invokers.map((i) => i.getUrl().getParameter('m1999.timeout'))).toContain('2000');
     expect(invokers.every((i) => i.getUrl().getParameter('m2000.timeout') === undefined)).toBe(true);
-    // Before: one 10,000-rule notification blocked the loop for about 2 s. A loaded CI machine adds its own delays.
-    expect(once).toBeLessThan(150);
+    // Before: one 10,000-rule notification blocked the loop for about 2 s in one piece (no timer could run). Now
+    // timers run between slices; a loaded CI machine adds its own scheduling delays to the measured maximum.
+    expect(turns).toBeGreaterThan(5);
+    expect(once).toBeLessThan(400);
     await directory.destroy();
   });
 });
