@@ -123,6 +123,8 @@ describe('the embedded registry under many and large rules', () => {
     await directory.subscribe();
     const histogram = monitorEventLoopDelay({ resolution: 1 });
     histogram.enable();
+    let turns = 0;
+    const timer = setInterval(() => turns++, 1);
     const N = 1000;
     for (let i = 0; i < N; i++) {
       const file = join(configuratorsFolder(), `rule-${i}.json`);
@@ -131,12 +133,14 @@ describe('the embedded registry under many and large rules', () => {
     }
     await until(() => directory.getAllInvokers()[0]?.getUrl().getParameter(`m${N - 1}.timeout`) === String(N));
     histogram.disable();
+    clearInterval(timer);
     const invoker = directory.getAllInvokers()[0];
     expect(invoker?.getUrl().getParameter('m0.timeout')).toBe('1');
     expect(directory.getAllInvokers()).toHaveLength(1);
-    // Before: 2,000 files froze it for 109 s. Now the longest stall stays far below a tenth of a second (a loaded
-    // CI machine adds its own scheduling delays to the measurement).
-    expect(histogram.max / 1e6).toBeLessThan(100);
+    // Before: 2,000 files froze it for 109 s. Now timers keep running and the longest stall stays a fraction of a
+    // second even on a loaded CI machine (which adds its own scheduling delays to the measurement).
+    expect(turns).toBeGreaterThan(50);
+    expect(histogram.max / 1e6).toBeLessThan(400);
     await directory.destroy();
   }, 20_000);
 });

@@ -43,12 +43,13 @@ export interface RuleLimits {
  * ```
  */
 export function ruleLimitsOf(url: URL): RuleLimits {
+  // Literal keys (the RuleLimitKeys values): the registries' README tests read the keys out of the sources.
   return {
-    maxCount: url.getPositiveParameter(RuleLimitKeys.MAX_COUNT, RuleLimitDefaults.MAX_COUNT),
-    maxBytes: url.getPositiveParameter(RuleLimitKeys.MAX_BYTES, RuleLimitDefaults.MAX_BYTES),
-    yamlMaxBytes: url.getPositiveParameter(RuleLimitKeys.YAML_MAX_BYTES, RuleLimitDefaults.YAML_MAX_BYTES),
-    yamlMaxDepth: url.getPositiveParameter(RuleLimitKeys.YAML_MAX_DEPTH, RuleLimitDefaults.YAML_MAX_DEPTH),
-    yamlMaxAliases: url.getPositiveParameter(RuleLimitKeys.YAML_MAX_ALIASES, RuleLimitDefaults.YAML_MAX_ALIASES),
+    maxCount: url.getPositiveParameter('rule.max-count', RuleLimitDefaults.MAX_COUNT),
+    maxBytes: url.getPositiveParameter('rule.max-bytes', RuleLimitDefaults.MAX_BYTES),
+    yamlMaxBytes: url.getPositiveParameter('rule.yaml.max-bytes', RuleLimitDefaults.YAML_MAX_BYTES),
+    yamlMaxDepth: url.getPositiveParameter('rule.yaml.max-depth', RuleLimitDefaults.YAML_MAX_DEPTH),
+    yamlMaxAliases: url.getPositiveParameter('rule.yaml.max-aliases', RuleLimitDefaults.YAML_MAX_ALIASES),
   };
 }
 
@@ -111,9 +112,9 @@ export async function readOverrideRules(
  * else enabled unless `enabled` is set to anything but `true`.
  * @internal
  */
-export function isProviderEnabled(url: URL): boolean {
-  const disabled = url.getParameter('disabled');
+export function isProviderEnabled(provider: URL): boolean {
+  const disabled = provider.getParameter('disabled');
   if (disabled) return disabled.toLowerCase() !== 'true';
-  const enabled = url.getParameter('enabled');
+  const enabled = provider.getParameter('enabled');
   return !enabled || enabled.toLowerCase() === 'true';
 }
