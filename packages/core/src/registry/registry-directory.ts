@@ -224,7 +224,7 @@ export class RegistryDirectory extends Directory {
           return;
         }
         this.index.commit(plan);
-        await this.refresh();
+        await this.refresh(state);
       } else if (category === RegistryCategory.ROUTERS) {
         if (!this.warnedRouters && urls.some((u) => u.protocol !== 'empty')) {
           this.warnedRouters = true;
@@ -287,11 +287,12 @@ export class RegistryDirectory extends Directory {
     return { directoryUrl, providers };
   }
 
-  private async refresh(): Promise<void> {
+  /** Refers and releases invokers for the current state (`computed`: the state just computed for a committed plan). */
+  private async refresh(computed?: { directoryUrl: URL; providers: URL[] }): Promise<void> {
     if (this.destroyed) return;
     const merged = this.mergedProviders();
     this.index.retain(new Set(merged.map((url) => this.index.urlKeyOf(url))));
-    const { directoryUrl, providers } = this.compute(this.base, this.index, this.merged, undefined);
+    const { directoryUrl, providers } = computed ?? this.compute(this.base, this.index, this.merged, undefined);
     const next = new Map<string, Invoker>();
     for (const url of providers) {
       const key = url.toString();

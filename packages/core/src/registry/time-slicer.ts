@@ -19,6 +19,7 @@ import { performance } from 'node:perf_hooks';
 export class TimeSlicer {
   private start = performance.now();
   private ops = 0;
+  private nextCheck = 64;
   /** Pauses taken so far. */
   pauses = 0;
 
@@ -32,7 +33,8 @@ export class TimeSlicer {
 
   /** Whether the current slice has used its budget (counts one unit of work). */
   due(): boolean {
-    if ((++this.ops & 63) !== 0) return false;
+    if (++this.ops < this.nextCheck) return false;
+    this.nextCheck = this.ops + 64;
     return performance.now() - this.start >= this.budgetMs;
   }
 
