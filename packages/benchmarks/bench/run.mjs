@@ -221,6 +221,8 @@ await (await import('./redis-limiter.mjs')).benchRedisLimiter(figures, silent);
 await (await import('./hessian.mjs')).benchHessian(figures);
 // dubbo:// echo, 64 in flight: Weft's dubbo consumer vs apache-dubbo-js's client and Weft's tri, on one Weft provider.
 await (await import('./dubbo-echo.mjs')).benchDubboEcho(figures);
+// Rule scale (issue 18): 10,000 override rules applied by a RegistryDirectory, in one notification and one at a time.
+await (await import('./rule-scale.mjs')).benchRuleScale(figures);
 // 4. Streaming over tri vs @grpc/grpc-js: server-streaming throughput, bidi ping-pong latency, 1,000 idle
 // connections' server RSS. Servers run in child processes (grpc-streaming.mjs spawns stream-server.mjs per stack).
 {

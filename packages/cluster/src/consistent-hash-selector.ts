@@ -16,7 +16,9 @@ function md5(text: string): Buffer {
  * @remarks
  * For each provider address `host:port` and each `i` in `0 .. replicas/4 - 1`, `md5(address + i)` gives four
  * points (the unsigned little-endian 32-bit integers of digest bytes 0-3, 4-7, 8-11, 12-15); a point shared by
- * two providers goes to the later one (as Dubbo's `TreeMap.put`). A call's key is the concatenation of
+ * two providers goes to the later one (as Dubbo's `TreeMap.put`). With weights, a provider gets
+ * `max(1, round(groups × weight / maxWeight))` of the `replicas/4` groups (all of them at the highest weight, so
+ * equal weights give Dubbo's ring); a provider of weight 0 gets none while another weight is positive (drained). A call's key is the concatenation of
  * `String(args[i])` for the configured indexes in range; its point is the first of `md5(key)`, and the provider
  * is the one at the first ring point ≥ it, wrapping around.
  *
@@ -32,14 +34,17 @@ export class ConsistentHashSelector {
   private readonly owners: Invoker[];
   private readonly argumentIndexes: readonly number[];
   private readonly invokers: readonly Invoker[];
+  private readonly weights: readonly number[];
 
   constructor(
     invokers: readonly Invoker[],
     method: string,
     private readonly replicas: number,
-    private readonly argumentsText: string
+    private readonly argumentsText: string,
+    weights: readonly number[] = []
   ) {
     this.invokers = [...invokers];
+    this.weights = [...weights];
     this.argumentIndexes = argumentsText
       .trim()
       .split(COMMA_SPLIT)
@@ -56,23 +61,31 @@ export class ConsistentHashSelector {
       });
     const ring = new Map<number, Invoker>();
     const groups = Math.max(1, Math.floor(replicas / 4));
-    for (const invoker of invokers) {
+    const maxWeight = weights.reduce((max, w) => (w > max ? w : max), 0);
+    invokers.forEach((invoker, index) => {
+      const weight = weights[index] ?? maxWeight;
+      if (maxWeight > 0 && weight <= 0) return; // drained
+      // Virtual nodes in proportion to the weight (all of them at the highest weight, at least one group).
+      const own = maxWeight > 0 ? Math.max(1, Math.round((groups * weight) / maxWeight)) : groups;
       const address = invoker.getUrl().getAddress();
-      for (let i = 0; i < groups; i++) {
+      for (let i = 0; i < own; i++) {
         const digest = md5(address + i);
         for (let h = 0; h < 4; h++) ring.set(digest.readUInt32LE(h * 4), invoker);
       }
-    }
+    });
     this.points = Uint32Array.from(ring.keys()).sort();
     this.owners = Array.from(this.points, (point) => ring.get(point) as Invoker);
   }
 
   /** Whether this ring was built from the same providers (same order) and the same settings. */
-  matches(invokers: readonly Invoker[], replicas: number, argumentsText: string): boolean {
+  matches(invokers: readonly Invoker[], replicas: number, argumentsText: string, weights: readonly number[] = []): boolean {
     if (replicas !== this.replicas || argumentsText !== this.argumentsText) return false;
     const own = this.invokers;
     if (own.length !== invokers.length) return false;
     for (let i = 0; i < own.length; i++) if (own[i] !== invokers[i]) return false;
+    const ownWeights = this.weights;
+    if (ownWeights.length !== weights.length) return false;
+    for (let i = 0; i < ownWeights.length; i++) if (ownWeights[i] !== weights[i]) return false;
     return true;
   }
 

@@ -7,7 +7,8 @@ import { AbstractLoadBalance } from './abstract-load-balance.js';
  * Base of the load balancers that pick the provider with the lowest score computed from its `RpcStatus`
  * (`leastactive`: calls in flight; `shortestresponse`: estimated response time), ties broken by weighted random.
  *
- * @remarks Subclasses implement {@link LeastScoreLoadBalance.score}; the constructor and its injection are
+ * @remarks A provider whose weight is 0 (e.g. a `weight=0` override) is never picked while another has a positive
+ * weight — Dubbo would still pick it when it alone has the lowest score. Subclasses implement {@link LeastScoreLoadBalance.score}; the constructor and its injection are
  * inherited. Cluster invokers count attempts for these load balancers (`usesRpcStatus`).
  * @example
  * ```ts
@@ -42,11 +43,19 @@ export abstract class LeastScoreLoadBalance extends AbstractLoadBalance {
     let totalWeight = 0;
     let firstWeight = 0;
     let sameWeight = true;
+    // A weight of 0 drains a provider: it is left out while any other has a positive weight.
+    let drain = false;
     for (let i = 0; i < invokers.length; i++) {
+      const weight = this.getWeight(invokers[i] as Invoker, invocation, now);
+      weights[i] = weight;
+      if (weight === 0) drain = true;
+    }
+    if (drain && !weights.some((w, i) => i < invokers.length && w > 0)) drain = false;
+    for (let i = 0; i < invokers.length; i++) {
+      const weight = weights[i] as number;
+      if (drain && weight === 0) continue;
       const invoker = invokers[i] as Invoker;
       const score = this.score(this.statuses.getMethodStatus(invoker.getUrl(), method), url, now);
-      const weight = this.getWeight(invoker, invocation, now);
-      weights[i] = weight;
       if (leastCount === 0 || score < least) {
         least = score;
         leastCount = 1;

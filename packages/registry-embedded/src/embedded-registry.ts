@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, watch as watchFolder, writeFileSync, type FSWatcher } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, watch as watchFolder, writeFileSync, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 
 import { AbstractRegistry, RegistryCategory, registryCategoryOf, URL, type Logger } from '@weft/core';
-import { safeLog } from '@weft/core/spi';
+import { ruleLimitsOf, RuleLimitKeys, safeLog, TimeSlicer } from '@weft/core/spi';
 
 import { checkRegistryFolder, currentUid } from './registry-folder.js';
 
@@ -19,8 +19,31 @@ interface Watch {
   readonly subscription: URL;
   readonly watchers: FSWatcher[];
   readonly timer: ReturnType<typeof setInterval>;
-  readonly last: Map<RegistryCategory, string>;
+  /** What each category folder held at the last scan, per entry file name. */
+  readonly folders: Map<RegistryCategory, Map<string, CachedEntry>>;
+  /** A scan is running; `again` asks for another one after it. */
+  scanning: boolean;
+  again: boolean;
+  /** A change event arrived; one scan follows shortly (bursts of writes are coalesced). */
+  soon: ReturnType<typeof setTimeout> | undefined;
+  /** Entry names change events reported since the last scan, per category; `true` = unknown, check every entry. */
+  readonly dirty: Map<RegistryCategory, Set<string> | true>;
+  /** The next scan checks every entry's stat (a poll; or a change event without a file name). */
+  full: boolean;
 }
+
+/** One entry file as last read: its stat identity, and what it held. */
+interface CachedEntry {
+  readonly ino: number;
+  readonly size: number;
+  readonly mtimeMs: number;
+  /** The URL, or undefined for a malformed or refused entry (logged once, until the file changes). */
+  readonly url: URL | undefined;
+  readonly pid: number | undefined;
+}
+
+/** Delay between a change event and the scan it triggers, in ms (coalesces bursts of writes). */
+const CHANGE_DELAY = 10;
 
 const CATEGORIES = [RegistryCategory.PROVIDERS, RegistryCategory.CONFIGURATORS, RegistryCategory.ROUTERS, RegistryCategory.CONSUMERS] as const;
 
@@ -56,6 +79,9 @@ export class EmbeddedRegistry extends AbstractRegistry {
   private readonly uid = currentUid();
   /** Entries already reported as foreign (reported once, not on every poll). */
   private readonly foreign = new Set<string>();
+  private readonly maxBytes: number;
+  /** Entry files read and bytes read so far (an unchanged entry is never read again). */
+  readonly reads = { files: 0, bytes: 0 };
 
   constructor(url: URL, logger: Logger, defaultDirectory: string) {
     super(url, logger);
@@ -63,6 +89,7 @@ export class EmbeddedRegistry extends AbstractRegistry {
     const directory = url.path === '' ? defaultDirectory : `/${url.path}`;
     this.root = group === '' ? directory : join(directory, group);
     this.pollInterval = url.getParameter('poll.interval', 500);
+    this.maxBytes = ruleLimitsOf(url).maxBytes;
     const source = `registry ${url.protocol}://${url.path === '' ? '' : `/${url.path}`}`;
     checkRegistryFolder(directory, source);
     if (this.root !== directory) checkRegistryFolder(this.root, source);
@@ -110,8 +137,16 @@ export class EmbeddedRegistry extends AbstractRegistry {
     const watch: Watch = {
       subscription,
       watchers: [],
-      timer: setInterval(() => this.scan(watch, false), this.pollInterval),
-      last: new Map(),
+      timer: setInterval(() => {
+        watch.full = true;
+        void this.scan(watch, false);
+      }, this.pollInterval),
+      folders: new Map(),
+      scanning: false,
+      again: false,
+      soon: undefined,
+      dirty: new Map(),
+      full: true,
     };
     watch.timer.unref?.();
     this.watches.set(key, watch);
@@ -119,14 +154,14 @@ export class EmbeddedRegistry extends AbstractRegistry {
       const folder = this.folderOf(subscription, category);
       mkdirSync(folder, { recursive: true });
       try {
-        const watcher = watchFolder(folder, { persistent: false }, () => this.scan(watch, false));
+        const watcher = watchFolder(folder, { persistent: false }, (_event, name) => this.changed(watch, category, name));
         watcher.on('error', () => undefined);
         watch.watchers.push(watcher);
       } catch (error) {
         safeLog(this.logger, 'debug', `fs.watch unavailable for ${folder}; polling only (${(error as Error).message})`);
       }
     }
-    this.scan(watch, true);
+    await this.scan(watch, true);
   }
 
   protected async doUnsubscribe(subscription: URL): Promise<void> {
@@ -142,72 +177,147 @@ export class EmbeddedRegistry extends AbstractRegistry {
     const existing = this.watches.get(key);
     if (existing === undefined) return;
     clearInterval(existing.timer);
+    if (existing.soon !== undefined) clearTimeout(existing.soon);
     for (const watcher of existing.watchers) watcher.close();
     this.watches.delete(key);
   }
 
-  private scan(watch: Watch, initial: boolean): void {
-    if (this.destroyed || this.watches.get(watch.subscription.toString()) !== watch) return;
-    for (const category of this.categoriesOf(watch.subscription)) {
-      const urls = this.read(this.folderOf(watch.subscription, category));
-      const fingerprint = urls.map((u) => u.toString()).sort().join('\n');
-      if (!initial && watch.last.get(category) === fingerprint) continue;
-      watch.last.set(category, fingerprint);
-      this.notify(watch.subscription, category, urls);
+  /** A change event for an entry of a category folder: remember which, and scan soon. */
+  private changed(watch: Watch, category: RegistryCategory, name: string | Buffer | null): void {
+    const dirty = watch.dirty.get(category);
+    if (typeof name !== 'string' || name === '') watch.dirty.set(category, true);
+    else if (dirty === undefined) watch.dirty.set(category, new Set([name]));
+    else if (dirty !== true) dirty.add(name);
+    if (watch.soon !== undefined) return;
+    watch.soon = setTimeout(() => {
+      watch.soon = undefined;
+      void this.scan(watch, false);
+    }, CHANGE_DELAY);
+    watch.soon.unref?.();
+  }
+
+  /**
+   * Re-reads the subscription's category folders and notifies the categories that changed. Only entry files whose
+   * stat identity (inode, size, mtime) changed are read. A poll checks every entry's stat; a scan after change events
+   * only the entries they named and new names. The work is sliced so a folder of thousands of entries never blocks the
+   * event loop for long. A scan asked for while one runs follows it.
+   */
+  private async scan(watch: Watch, initial: boolean): Promise<void> {
+    if (watch.scanning) {
+      watch.again = true;
+      return;
+    }
+    watch.scanning = true;
+    try {
+      const slicer = new TimeSlicer();
+      do {
+        watch.again = false;
+        const full = watch.full || initial;
+        watch.full = false;
+        const dirty = new Map(watch.dirty);
+        watch.dirty.clear();
+        const alive = new Map<number, boolean>();
+        for (const category of this.categoriesOf(watch.subscription)) {
+          if (this.destroyed || this.watches.get(watch.subscription.toString()) !== watch) return;
+          const previous = watch.folders.get(category);
+          const check = full ? true : (dirty.get(category) ?? new Set<string>());
+          const next = await this.read(this.folderOf(watch.subscription, category), previous, check, alive, slicer);
+          if (this.destroyed || this.watches.get(watch.subscription.toString()) !== watch) return;
+          if (!initial && previous !== undefined && sameEntries(previous, next)) continue;
+          watch.folders.set(category, next);
+          const urls: URL[] = [];
+          for (const entry of next.values()) if (entry.url !== undefined) urls.push(entry.url);
+          this.notify(watch.subscription, category, urls);
+        }
+        initial = false;
+      } while (watch.again);
+    } finally {
+      watch.scanning = false;
     }
   }
 
-  private read(folder: string): URL[] {
+  private async read(
+    folder: string,
+    previous: ReadonlyMap<string, CachedEntry> | undefined,
+    check: ReadonlySet<string> | true,
+    alive: Map<number, boolean>,
+    slicer: TimeSlicer,
+  ): Promise<Map<string, CachedEntry>> {
+    const out = new Map<string, CachedEntry>();
     let names: string[];
     try {
       names = readdirSync(folder);
     } catch {
-      return [];
+      return out;
     }
-    const urls: URL[] = [];
     for (const name of names.sort()) {
+      if (slicer.due()) await slicer.pause();
       if (!name.endsWith('.json')) continue;
       const file = join(folder, name);
-      let entry: EntryFile;
-      try {
-        const text = this.readOwn(file);
-        if (text === undefined) continue;
-        entry = JSON.parse(text) as EntryFile;
-        if (typeof entry?.url !== 'string') throw new Error('no "url" field');
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
-        safeLog(this.logger, 'warn', `ignoring malformed registry entry ${file}: ${(error as Error).message}`);
-        continue;
+      let entry = previous?.get(name);
+      if (entry === undefined || check === true || check.has(name)) {
+        const stat = statSync(file, { throwIfNoEntry: false });
+        if (stat === undefined || !stat.isFile()) continue;
+        if (this.uid !== undefined && stat.uid !== this.uid) {
+          this.reportForeign(file, stat.uid);
+          continue;
+        }
+        if (entry === undefined || entry.ino !== stat.ino || entry.size !== stat.size || entry.mtimeMs !== stat.mtimeMs) {
+          entry = this.readEntry(file, stat);
+          if (entry === undefined) continue;
+        }
       }
-      if (entry.pid !== undefined && !isAlive(entry.pid)) {
-        rmSync(file, { force: true });
-        continue;
+      if (entry.pid !== undefined) {
+        let isUp = alive.get(entry.pid);
+        if (isUp === undefined) alive.set(entry.pid, (isUp = isAlive(entry.pid)));
+        if (!isUp) {
+          rmSync(file, { force: true });
+          continue;
+        }
       }
-      try {
-        urls.push(URL.parse(entry.url));
-      } catch (error) {
-        safeLog(this.logger, 'warn', `ignoring registry entry ${file} with an invalid URL: ${(error as Error).message}`);
-      }
+      out.set(name, entry);
     }
-    return urls;
+    return out;
   }
 
-  /** The entry's text, or `undefined` (with a warning, once) when another user wrote it. */
-  private readOwn(file: string): string | undefined {
-    const fd = openSync(file, 'r');
-    try {
-      const owner = fstatSync(fd).uid;
-      if (this.uid !== undefined && owner !== this.uid) {
-        if (!this.foreign.has(file)) {
-          this.foreign.add(file);
-          safeLog(this.logger, 'warn', `ignoring registry entry ${file}: it was written by uid ${owner}, not by this process's user (uid ${this.uid}).`);
-        }
-        return undefined;
-      }
-      return readFileSync(fd, 'utf8');
-    } finally {
-      closeSync(fd);
+  /** Reads one entry file (unless larger than `rule.max-bytes`); undefined when it vanished meanwhile. */
+  private readEntry(file: string, stat: { ino: number; size: number; mtimeMs: number }): CachedEntry | undefined {
+    const identity = { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs };
+    if (stat.size > this.maxBytes) {
+      safeLog(
+        this.logger,
+        'error',
+        `Refused registry entry ${file}: ${stat.size} bytes, more than ${RuleLimitKeys.MAX_BYTES}=${this.maxBytes} (a key of the registry URL); ` +
+          'it is not read (nor re-read until it changes), and the other entries apply.',
+      );
+      return { ...identity, url: undefined, pid: undefined };
     }
+    let entry: EntryFile;
+    try {
+      const text = readFileSync(file, 'utf8');
+      this.reads.files++;
+      this.reads.bytes += Buffer.byteLength(text);
+      entry = JSON.parse(text) as EntryFile;
+      if (typeof entry?.url !== 'string') throw new Error('no "url" field');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      safeLog(this.logger, 'warn', `ignoring malformed registry entry ${file}: ${(error as Error).message}`);
+      return { ...identity, url: undefined, pid: undefined };
+    }
+    const pid = typeof entry.pid === 'number' ? entry.pid : undefined;
+    try {
+      return { ...identity, url: URL.parse(entry.url), pid };
+    } catch (error) {
+      safeLog(this.logger, 'warn', `ignoring registry entry ${file} with an invalid URL: ${(error as Error).message}`);
+      return { ...identity, url: undefined, pid };
+    }
+  }
+
+  /** Warns once per entry file written by another user (it is ignored). */
+  private reportForeign(file: string, owner: number): void {
+    if (this.foreign.has(file)) return;
+    this.foreign.add(file);
+    safeLog(this.logger, 'warn', `ignoring registry entry ${file}: it was written by uid ${owner}, not by this process's user (uid ${this.uid}).`);
   }
 
   private categoriesOf(subscription: URL): RegistryCategory[] {
@@ -224,6 +334,13 @@ export class EmbeddedRegistry extends AbstractRegistry {
 /** A file name for a URL: a digest of its string (URLs can exceed file-name limits); the URL is in the file. */
 function entryName(url: URL): string {
   return `${createHash('sha256').update(url.toString()).digest('hex').slice(0, 40)}.json`;
+}
+
+/** Whether two scans of a folder saw the same entries (same files, same contents). */
+function sameEntries(a: ReadonlyMap<string, CachedEntry>, b: ReadonlyMap<string, CachedEntry>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [name, entry] of b) if (a.get(name) !== entry) return false;
+  return true;
 }
 
 function isAlive(pid: number): boolean {

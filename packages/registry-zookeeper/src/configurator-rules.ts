@@ -1,6 +1,7 @@
-import { parseDocument } from 'yaml';
+import { isCollection, isPair, parseDocument } from 'yaml';
 
 import { ExtensionError, ExtensionErrorCode, URL } from '@weft/core';
+import { RuleLimitDefaults, RuleLimitKeys, type RuleLimits } from '@weft/core/spi';
 
 /** `configVersion` values a rule may carry. */
 const CONFIG_VERSIONS = ['v2.7', 'v3.0'];
@@ -39,6 +40,11 @@ type Plain = Record<string, unknown>;
  *   `prefix`/`regex`/`wildcard`/`cird`/`empty`/`noempty` values) is refused rather than applied too widely.
  * An empty document means "no rules". Unknown keys are ignored (forward compatibility).
  *
+ * Bounded (`limits`, from the registry URL): a document longer than `rule.yaml.max-bytes` (default 65536), nested
+ * deeper than `rule.yaml.max-depth` (default 32, checked before parsing) or expanding more than
+ * `rule.yaml.max-aliases` alias references (default 100), and more than `rule.max-count` translated URLs (default
+ * 20000), are refused before any rule of it applies.
+ *
  * @example
  * ```ts
  * parseConfiguratorRules('configVersion: v3.0\nkey: org.acme.Greeter\nconfigs:\n  - side: consumer\n    parameters: {timeout: 6000}\n');
@@ -46,17 +52,129 @@ type Plain = Record<string, unknown>;
  * ```
  * @throws `ExtensionError` `ERR_SPI_INVALID_PARAMETER` naming the offending field and what is expected.
  */
-export function parseConfiguratorRules(text: string): URL[] {
+export function parseConfiguratorRules(text: string, limits: RuleLimits = DEFAULT_LIMITS): URL[] {
   if (text.trim() === '') return [];
+  const bytes = Buffer.byteLength(text);
+  if (bytes > limits.yamlMaxBytes) {
+    throw invalid(`the document is ${bytes} bytes, more than ${RuleLimitKeys.YAML_MAX_BYTES}=${limits.yamlMaxBytes} (a registry URL key); it was not parsed`);
+  }
+  const depth = nestingDepth(text);
+  if (depth > limits.yamlMaxDepth) {
+    throw invalid(`the document nests at least ${depth} levels deep, more than ${RuleLimitKeys.YAML_MAX_DEPTH}=${limits.yamlMaxDepth}; it was not parsed`);
+  }
   const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
   if (doc.errors.length > 0) {
     throw invalid(`the text is neither valid YAML nor JSON: ${doc.errors[0]?.message ?? 'syntax error'}`);
   }
-  const value: unknown = doc.toJS({ maxAliasCount: 100 });
+  const parsedDepth = nodeDepth(doc.contents);
+  if (parsedDepth > limits.yamlMaxDepth) {
+    throw invalid(`the document nests ${parsedDepth} levels deep, more than ${RuleLimitKeys.YAML_MAX_DEPTH}=${limits.yamlMaxDepth}`);
+  }
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: limits.yamlMaxAliases });
+  } catch (error) {
+    throw invalid(`the document expands its aliases too much (more than ${RuleLimitKeys.YAML_MAX_ALIASES}=${limits.yamlMaxAliases}): ${(error as Error).message}`);
+  }
   if (value === null || value === undefined) return [];
-  if (Array.isArray(value)) return parseUrlList(value);
-  if (!isPlain(value)) throw invalid(`expected a rule (a map with configVersion, key and configs) or a list of override URLs, got ${describe(value)}`);
-  return translateRule(value);
+  const urls = Array.isArray(value)
+    ? parseUrlList(value)
+    : isPlain(value)
+      ? translateRule(value)
+      : fail(`expected a rule (a map with configVersion, key and configs) or a list of override URLs, got ${describe(value)}`);
+  if (urls.length > limits.maxCount) throw invalid(`it stands for ${urls.length} override URLs, more than ${RuleLimitKeys.MAX_COUNT}=${limits.maxCount}`);
+  return urls;
+}
+
+const DEFAULT_LIMITS: RuleLimits = {
+  maxCount: RuleLimitDefaults.MAX_COUNT,
+  maxBytes: RuleLimitDefaults.MAX_BYTES,
+  yamlMaxBytes: RuleLimitDefaults.YAML_MAX_BYTES,
+  yamlMaxDepth: RuleLimitDefaults.YAML_MAX_DEPTH,
+  yamlMaxAliases: RuleLimitDefaults.YAML_MAX_ALIASES,
+};
+
+/** The collection nesting of a parsed document (iterative: no recursion on hostile input). */
+function nodeDepth(root: unknown): number {
+  let max = 0;
+  const stack: Array<[unknown, number]> = [[root, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop() as [unknown, number];
+    if (!isCollection(node)) continue;
+    if (depth > max) max = depth;
+    for (const item of node.items) {
+      if (isPair(item)) {
+        stack.push([item.key, depth + 1], [item.value, depth + 1]);
+      } else {
+        stack.push([item, depth + 1]);
+      }
+    }
+  }
+  return max;
+}
+
+function fail(message: string): never {
+  throw invalid(message);
+}
+
+/**
+ * A cheap upper estimate of a YAML text's collection nesting, without parsing: flow brackets (`[`, `{`) outside
+ * quotes and comments, plus block levels (distinct indentations on the way in, and `- ` entries opened on one line).
+ */
+const QUOTE_OPENERS = ' \t\n[{,:-';
+
+function nestingDepth(text: string): number {
+  let max = 0;
+  let flow = 0;
+  const indents: number[] = [];
+  let lineStart = true;
+  let indent = 0;
+  let dashes = 0;
+  let quote: '"' | "'" | undefined;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string;
+    if (c === '\n') {
+      lineStart = true;
+      indent = 0;
+      dashes = 0;
+      continue;
+    }
+    if (quote !== undefined) {
+      if (c === '\\' && quote === '"') i++;
+      else if (c === quote) quote = undefined;
+      continue;
+    }
+    if (lineStart) {
+      if (c === ' ') {
+        indent++;
+        continue;
+      }
+      if (c === '-' && (text[i + 1] === ' ' || text[i + 1] === '\n')) {
+        dashes++;
+        indent += 2;
+        i++;
+        continue;
+      }
+      lineStart = false;
+      if (c === '#' || c === '\r') continue;
+      while (indents.length > 0 && (indents[indents.length - 1] as number) >= indent - dashes * 2) indents.pop();
+      indents.push(indent - dashes * 2);
+      const depth = indents.length + dashes + flow;
+      if (depth > max) max = depth;
+    }
+    if (c === '#' && (text[i - 1] === ' ' || text[i - 1] === '\t')) {
+      const end = text.indexOf('\n', i);
+      i = end < 0 ? text.length : end - 1;
+    } else if ((c === '"' || c === "'") && QUOTE_OPENERS.includes(text[i - 1] ?? ' ')) {
+      quote = c;
+    } else if (c === '[' || c === '{') {
+      flow++;
+      if (indents.length + dashes + flow > max) max = indents.length + dashes + flow;
+    } else if ((c === ']' || c === '}') && flow > 0) {
+      flow--;
+    }
+  }
+  return max;
 }
 
 function parseUrlList(list: readonly unknown[]): URL[] {

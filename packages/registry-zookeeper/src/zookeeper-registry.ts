@@ -1,5 +1,5 @@
 import { AbstractRegistry, RegistryCategory, registryCategoryOf, RpcError, RpcErrorCode, URL, type Logger } from '@weft/core';
-import { safeLog } from '@weft/core/spi';
+import { ruleLimitsOf, safeLog, type RuleLimits } from '@weft/core/spi';
 
 import { parseConfiguratorRules } from './configurator-rules.js';
 import { isZkCode, ZookeeperClient, type ZookeeperConnectionState, type ZookeeperSession } from './zookeeper-client.js';
@@ -19,6 +19,8 @@ interface WatchHost {
   /** A watch was read: notify its subscribers. */
   changed(watch: ChildWatch | RuleWatch): void;
   log(level: 'debug' | 'info' | 'warn' | 'error', message: string, error?: unknown): void;
+  /** The rule limits of the registry URL (`rule.yaml.max-bytes`, …). */
+  readonly limits: RuleLimits;
 }
 
 /**
@@ -118,7 +120,7 @@ class RuleWatch extends Watch {
         this.urls = [];
       } else {
         try {
-          this.urls = parseConfiguratorRules(text);
+          this.urls = parseConfiguratorRules(text, this.host.limits);
         } catch (error) {
           this.host.log(
             'error',
@@ -192,6 +194,7 @@ export class ZookeeperRegistry extends AbstractRegistry {
     client: () => this.client,
     changed: (watch) => this.changed(watch),
     log: (level, message, error) => this.log(level, message, error),
+    limits: ruleLimitsOf(this.url),
   };
 
   constructor(url: URL, logger: Logger) {

@@ -70,6 +70,7 @@ describe('README', () => {
         .filter((f) => f.endsWith('.ts'))
         .map((f) => readFileSync(join(here, '..', 'src', f), 'utf8')),
       readFileSync(join(here, '..', '..', 'core', 'src', 'registry', 'abstract-registry.ts'), 'utf8'),
+      readFileSync(join(here, '..', '..', 'core', 'src', 'registry', 'rule-limits.ts'), 'utf8'),
     ].join('\n');
     const read = new Set([...sources.matchAll(/(?:this\.)?url\.get(?:Positive)?Parameter\('([^']+)'/g)].map((m) => m[1] ?? ''));
     // Keys of registered URLs (documented below the table), the application name Weft sets itself, and the

@@ -155,6 +155,11 @@ const ROWS: readonly (readonly [string, string | readonly string[], boolean?])[]
   ['config-center', ZOOKEEPER],
   ['config.namespace', ZOOKEEPER],
   ['config.group', ZOOKEEPER],
+  ['rule.max-count', [CORE, EMBEDDED, ZOOKEEPER]],
+  ['rule.max-bytes', [CORE, EMBEDDED, ZOOKEEPER]],
+  ['rule.yaml.max-bytes', ZOOKEEPER],
+  ['rule.yaml.max-depth', ZOOKEEPER],
+  ['rule.yaml.max-aliases', ZOOKEEPER],
 ];
 
 /**

@@ -7,7 +7,7 @@ import { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
 import { URL } from '../rpc/url.js';
 import { splitCommaList } from '../extension/names.js';
 import { Registry, type NotifyListener } from './registry.js';
-import { isMatch, RegistryCategory } from './url-match.js';
+import { matcherFor, RegistryCategory } from './url-match.js';
 import { maskedIdentity, maskSecrets } from '../common/mask-secrets.js';
 
 interface Subscription {
@@ -15,6 +15,15 @@ interface Subscription {
   readonly listeners: Set<NotifyListener>;
   /** Last list notified per category. */
   readonly notified: Map<RegistryCategory, readonly URL[]>;
+  /** `isMatch` against this subscription, parsed once. */
+  readonly matches: (url: URL) => boolean;
+  /** The categories subscribed to. */
+  readonly categories: ReadonlySet<string>;
+  /** Categories delivered in the current event-loop turn: a further list of one of them waits for the next turn. */
+  readonly delivered: Set<RegistryCategory>;
+  /** The latest list of a category that arrived after one was delivered in this turn. */
+  readonly queued: Map<RegistryCategory, readonly URL[]>;
+  turn: ReturnType<typeof setImmediate> | undefined;
 }
 
 /**
@@ -120,7 +129,16 @@ export abstract class AbstractRegistry extends Registry {
     const key = url.toString();
     let subscription = this.subscriptions.get(key);
     if (subscription === undefined) {
-      subscription = { url, listeners: new Set(), notified: new Map() };
+      subscription = {
+        url,
+        listeners: new Set(),
+        notified: new Map(),
+        matches: matcherFor(url),
+        categories: new Set(splitCommaList(url.getParameter('category') ?? RegistryCategory.PROVIDERS)),
+        delivered: new Set(),
+        queued: new Map(),
+        turn: undefined,
+      };
       this.subscriptions.set(key, subscription);
     }
     subscription.listeners.add(listener);
@@ -157,6 +175,7 @@ export abstract class AbstractRegistry extends Registry {
     subscription.listeners.delete(listener);
     if (subscription.listeners.size > 0) return;
     this.subscriptions.delete(key);
+    if (subscription.turn !== undefined) clearImmediate(subscription.turn);
     this.failedSubscriptions.delete(key);
     try {
       await this.doUnsubscribe(url);
@@ -182,10 +201,30 @@ export abstract class AbstractRegistry extends Registry {
    */
   protected notify(subscription: URL, category: RegistryCategory, urls: readonly URL[]): void {
     const entry = this.subscriptions.get(subscription.toString());
-    if (entry === undefined) return;
-    const categories = splitCommaList(subscription.getParameter('category') ?? RegistryCategory.PROVIDERS);
-    if (!categories.includes(category)) return;
-    let matched = urls.filter((u) => isMatch(subscription, categoryTagged(u, category)));
+    if (entry === undefined || !entry.categories.has(category)) return;
+    // A burst of lists of one category (thousands of rule writes) is coalesced: the first of an event-loop turn is
+    // delivered at once, the latest of the others in the next turn (each list is complete, so nothing is lost).
+    if (entry.delivered.has(category)) {
+      entry.queued.set(category, urls);
+      return;
+    }
+    entry.delivered.add(category);
+    entry.turn ??= setImmediate(() => this.nextTurn(entry));
+    this.deliver(entry, category, urls);
+  }
+
+  private nextTurn(entry: Subscription): void {
+    entry.turn = undefined;
+    entry.delivered.clear();
+    if (this.destroyed || this.subscriptions.get(entry.url.toString()) !== entry) return;
+    const queued = [...entry.queued];
+    entry.queued.clear();
+    for (const [category, urls] of queued) this.notify(entry.url, category, urls);
+  }
+
+  private deliver(entry: Subscription, category: RegistryCategory, urls: readonly URL[]): void {
+    const subscription = entry.url;
+    let matched = urls.filter((u) => entry.matches(categoryTagged(u, category)));
     if (matched.length === 0) {
       if (category === RegistryCategory.PROVIDERS && this.url.getParameter('enable-empty-protection', false)) return;
       matched = [subscription.withProtocol('empty').addParameter('category', category)];

@@ -1,5 +1,5 @@
 import { splitCommaList } from '../extension/names.js';
-import type { URL } from '../rpc/url.js';
+import { URL } from '../rpc/url.js';
 
 /** Keys of an override rule that are conditions, never applied as parameters. */
 const CONDITION_KEYS = new Set([
@@ -38,12 +38,41 @@ const CONDITION_KEYS = new Set([
  * ```
  */
 export class Configurator {
+  /** `host` of the rule (what rules are sorted by first). */
+  readonly host: string;
+  /** `priority` of the rule (sorted by second, ascending). */
+  readonly priority: number;
+  private readonly enabled: boolean;
+  private readonly versioned: boolean;
+  private readonly side: string | undefined;
+  private readonly providerAddresses: readonly string[] | undefined;
+  private readonly application: string | undefined;
+  private readonly serviceKey: string | undefined;
+  /** The `~key`, `side` and `application` conditions: target key and the value it must have (`*` = any). */
+  private readonly conditions: ReadonlyArray<readonly [string, string]>;
+
   private constructor(
     /** The rule as written. */
     readonly url: URL,
     private readonly absent: boolean,
     private readonly parameters: ReadonlyMap<string, string>,
-  ) {}
+  ) {
+    this.host = url.host;
+    this.priority = priorityOf(url);
+    this.enabled = url.getParameter('enabled') !== 'false';
+    this.versioned = !!url.getParameter('configVersion');
+    this.side = url.getSide();
+    const providerAddresses = url.getParameter('providerAddresses');
+    this.providerAddresses = providerAddresses ? splitCommaList(providerAddresses) : undefined;
+    this.application = url.getApplication() || url.username || undefined;
+    this.serviceKey = url.path === '*' ? undefined : url.getServiceKey();
+    const conditions: Array<readonly [string, string]> = [];
+    for (const [key, value] of url.parameters) {
+      if (key.startsWith('~')) conditions.push([key.slice(1), value]);
+      else if (key === 'application' || key === 'side') conditions.push([key, value]);
+    }
+    this.conditions = conditions;
+  }
 
   /** A configurator for an override URL, or `undefined` for one that changes nothing (only conditions). */
   static from(url: URL): Configurator | undefined {
@@ -68,10 +97,12 @@ export class Configurator {
       const configurator = Configurator.from(url);
       if (configurator !== undefined) out.push(configurator);
     }
-    return out.sort((a, b) => {
-      const hosts = a.url.host < b.url.host ? -1 : a.url.host > b.url.host ? 1 : 0;
-      return hosts !== 0 ? hosts : priorityOf(a.url) - priorityOf(b.url);
-    });
+    return out.sort(Configurator.compare);
+  }
+
+  /** The application order of two rules: host string, then `priority` ascending (Dubbo's `compareTo`). */
+  static compare(this: void, a: Configurator, b: Configurator): number {
+    return a.host < b.host ? -1 : a.host > b.host ? 1 : a.priority - b.priority;
   }
 
   /** The parameters this rule sets. */
@@ -89,45 +120,89 @@ export class Configurator {
    * @param localHost - the consumer's own host (what a port-less consumer rule is matched against).
    */
   configure(url: URL, localHost: string): URL {
-    const rule = this.url;
-    if (rule.getParameter('enabled') === 'false' || rule.host === '' || url.host === '') return url;
-    const side = url.getSide();
-    const ruleSide = rule.getSide();
-    if (rule.getParameter('configVersion')) {
-      if (side === 'consumer' && ruleSide === 'consumer') return this.configureIfMatch(localHost, url);
-      if (side === 'provider' && ruleSide === 'provider') return this.configureIfMatch(url.host, url);
-      return url;
-    }
-    if (rule.port !== 0) {
-      return url.port === rule.port ? this.configureIfMatch(url.host, url) : url;
-    }
-    if ((side ?? 'provider') === 'consumer') return this.configureIfMatch(localHost, url);
-    if ((side ?? 'consumer') === 'provider') return this.configureIfMatch('0.0.0.0', url);
-    return url;
+    const changes = new Map<string, string>();
+    if (!this.matches(url, (key) => url.getParameter(key), localHost)) return url;
+    this.applyTo((key) => url.getParameter(key), changes);
+    return changes.size === 0 ? url : url.addParameters(changes);
   }
 
-  private configureIfMatch(host: string, url: URL): URL {
-    const rule = this.url;
-    if (rule.host !== '0.0.0.0' && rule.host !== host) return url;
-    const providerAddresses = rule.getParameter('providerAddresses');
-    if (providerAddresses) {
+  /**
+   * Whether the rule applies to a target URL whose parameters are read through `get` (the URL's own, or as edited
+   * by earlier rules) — Dubbo's `AbstractConfigurator.configure` decision (see the class remarks).
+   * @internal
+   */
+  matches(url: URL, get: (key: string) => string | undefined, localHost: string): boolean {
+    if (!this.enabled || this.host === '' || url.host === '') return false;
+    const side = get('side');
+    if (this.versioned) {
+      if (side === 'consumer' && this.side === 'consumer') return this.matchesAt(localHost, url, get);
+      if (side === 'provider' && this.side === 'provider') return this.matchesAt(url.host, url, get);
+      return false;
+    }
+    if (this.url.port !== 0) return url.port === this.url.port && this.matchesAt(url.host, url, get);
+    if (side === 'consumer') return this.matchesAt(localHost, url, get);
+    if (side === 'provider') return this.matchesAt('0.0.0.0', url, get);
+    return false;
+  }
+
+  /**
+   * Writes the parameters this rule changes into `changes` (`override` overwrites, `absent` fills what is missing
+   * or empty), reading current values through `get`; returns whether anything changed.
+   * @internal
+   */
+  applyTo(get: (key: string) => string | undefined, changes: Map<string, string>): boolean {
+    let changed = false;
+    for (const [key, value] of this.parameters) {
+      if (value === '') continue;
+      const current = changes.has(key) ? changes.get(key) : get(key);
+      if (current === value || (this.absent && current)) continue;
+      changes.set(key, value);
+      changed = true;
+    }
+    return changed;
+  }
+
+  /** Whether this rule can ever apply to an URL with a different side than `consumer` (for indexing). @internal */
+  get versionedSide(): string | undefined {
+    return this.versioned ? (this.side ?? '') : undefined;
+  }
+
+  /** `providerAddresses` of the rule, split. @internal */
+  get targetAddresses(): readonly string[] | undefined {
+    return this.providerAddresses;
+  }
+
+  /** The application the rule is limited to (`application` or user name), if any. @internal */
+  get targetApplication(): string | undefined {
+    return this.application;
+  }
+
+  /** Whether the rule is `enabled` (not `enabled=false`). @internal */
+  get isEnabled(): boolean {
+    return this.enabled;
+  }
+
+  private matchesAt(host: string, url: URL, get: (key: string) => string | undefined): boolean {
+    if (this.host !== '0.0.0.0' && this.host !== host) return false;
+    const providerAddresses = this.providerAddresses;
+    if (providerAddresses !== undefined) {
       const address = url.getAddress();
-      const ok = splitCommaList(providerAddresses).some(
+      const ok = providerAddresses.some(
         (a) => a === address || a === '0.0.0.0' || a === '0.0.0.0:*' || a === `0.0.0.0:${url.port}` || a === url.host,
       );
-      if (!ok) return url;
+      if (!ok) return false;
     }
-    const ruleApp = rule.getApplication() || rule.username || undefined;
-    const urlApp = url.getApplication() || url.username || undefined;
-    if (ruleApp !== undefined && ruleApp !== '*' && ruleApp !== urlApp) return url;
-    const ruleService = rule.getServiceKey();
-    if (ruleService !== undefined && ruleService !== '*' && rule.path !== '*' && ruleService !== url.getServiceKey()) return url;
-    for (const [key, value] of rule.parameters) {
-      if (!(key.startsWith('~') || key === 'application' || key === 'side')) continue;
-      const target = key.startsWith('~') ? key.slice(1) : key;
-      if (value !== '*' && value !== url.getParameter(target)) return url;
+    const ruleApp = this.application;
+    if (ruleApp !== undefined && ruleApp !== '*' && ruleApp !== (get('application') || url.username || undefined)) return false;
+    const ruleService = this.serviceKey;
+    if (ruleService !== undefined && ruleService !== '*') {
+      const iface = get('interface') || url.path || undefined;
+      if (iface === undefined || ruleService !== URL.buildKey(iface, get('group'), get('version'))) return false;
     }
-    return this.absent ? url.addParametersIfAbsent(this.parameters) : url.addParameters(this.parameters);
+    for (const [key, value] of this.conditions) {
+      if (value !== '*' && value !== get(key)) return false;
+    }
+    return true;
   }
 }
 

@@ -9,9 +9,12 @@ import type { RpcStatusRegistry } from '../rpc/rpc-status.js';
 import type { URL } from '../rpc/url.js';
 import type { ServiceDefinition } from '../service/service-definition.js';
 import { Configurator } from './configurator.js';
+import { OverrideIndex, type OverridePlan } from './override-index.js';
+import { isProviderEnabled, readOverrideRules } from './rule-limits.js';
+import { TimeSlicer } from './time-slicer.js';
 import type { NotifyListener, Registry } from './registry.js';
 import { RegistryCategory } from './url-match.js';
-import { maskedIdentity } from '../common/mask-secrets.js';
+import { maskedIdentity, maskSecrets } from '../common/mask-secrets.js';
 
 /** Provider keys that describe the provider's own threads and transport; never merged into consumer URLs. */
 const PROVIDER_ONLY_KEYS = ['threadname', 'threadpool', 'corethreads', 'threads', 'queues', 'alive', 'transporter'];
@@ -60,6 +63,13 @@ export interface RegistryDirectoryOptions {
  *   **validated before it is applied**; an invalid rule (e.g. a bad mock expression) is logged and refused, and
  *   the previous behaviour stays. An empty notification keeps the rules; `empty://` clears them.
  * - **routers**: not supported yet; logged once.
+ *
+ * Rules scale (see `OverrideIndex`): each rule is indexed by the URLs it can reach, a notification is diffed against
+ * the rules in force and only the URLs the changed rules reach are recomputed, in slices of a few milliseconds; the
+ * previous rules stay in force until the new set is complete. Notifications that arrive while one is applied are
+ * coalesced (the latest list per category wins). The registry URL's `rule.max-count` and `rule.max-bytes` bound
+ * what is accepted (refusals are logged naming the rule and source). `disabled`/`enabled` are read after the
+ * overrides, so an override can take a provider out and put it back.
  * While the registry is unreachable the last known providers keep being called.
  *
  * @example
@@ -76,15 +86,21 @@ export class RegistryDirectory extends Directory {
   private base: URL;
   private current: URL;
   private providerUrls: readonly URL[] = [];
-  private configurators: Configurator[] = [];
+  /** The override rules in force, indexed (see `OverrideIndex`): rebuilt when `base` changes. */
+  private index: OverrideIndex;
+  /** Merged provider URLs by provider string, for the current `base`. */
+  private merged = new Map<string, URL>();
+  /** Notifications not applied yet, latest list per category (a burst is coalesced into one update each). */
+  private readonly pending = new Map<RegistryCategory, readonly URL[]>();
+  private draining = false;
+  /** The configurator of each rule URL object seen (registries reuse the objects of unchanged entries). */
+  private readonly ruleCache = new WeakMap<URL, Configurator | null>();
   private readonly invokers = new Map<string, Invoker>();
   private routable: readonly Invoker[] = [];
   private mocks: readonly Invoker[] = [];
   private updates: Promise<void> = Promise.resolve();
   private destroyed = false;
   private warnedRouters = false;
-  /** The rules whose keys were checked (warned once each, not on every notification). */
-  private checkedRules: ReadonlySet<string> = new Set();
   private firstProviders: (() => void) | undefined;
   private readonly providersSeen: Promise<void>;
   private readonly listener: NotifyListener;
@@ -96,10 +112,15 @@ export class RegistryDirectory extends Directory {
     this.consumerUrl = options.consumerUrl;
     this.base = options.consumerUrl;
     this.current = options.consumerUrl;
+    this.index = new OverrideIndex(options.consumerUrl);
     this.subscribeUrl = options.consumerUrl.addParameter('category', 'providers,configurators,routers');
     this.providersSeen = new Promise((resolve) => (this.firstProviders = resolve));
     this.listener = (category, urls) => {
-      this.updates = this.updates.then(() => this.apply(category, urls));
+      // Each notification carries the full list: only the latest per category matters.
+      this.pending.set(category, urls);
+      if (this.draining) return;
+      this.draining = true;
+      this.updates = this.updates.then(() => this.drain());
     };
   }
 
@@ -148,11 +169,30 @@ export class RegistryDirectory extends Directory {
    * pushed rule. @throws when invalid — nothing changes.
    */
   configure(url: URL): void {
-    const state = this.compute(url, this.configurators);
+    const index = new OverrideIndex(url);
+    const merged = new Map<string, URL>();
+    for (const provider of this.providerUrls) merged.set(provider.toString(), mergeProviderUrl(provider, url));
+    index.commit(index.planNow(this.index.configurators(), [url, ...merged.values()]));
+    const state = this.compute(url, index, merged, undefined);
     this.options.validate(state.directoryUrl, `override(${this.service.name})`);
     this.base = url;
+    this.index = index;
+    this.merged = merged;
     this.current = state.directoryUrl; // the next call obeys at once; provider invokers follow asynchronously
     this.updates = this.updates.then(() => this.refresh());
+  }
+
+  /** Applies the pending notifications, oldest category first, until none is left. */
+  private async drain(): Promise<void> {
+    try {
+      for (let next = this.pending.entries().next(); next.done !== true; next = this.pending.entries().next()) {
+        const [category, urls] = next.value;
+        this.pending.delete(category);
+        await this.apply(category, urls);
+      }
+    } finally {
+      this.draining = false;
+    }
   }
 
   private async apply(category: RegistryCategory, urls: readonly URL[]): Promise<void> {
@@ -164,24 +204,28 @@ export class RegistryDirectory extends Directory {
         this.firstProviders?.();
         this.firstProviders = undefined;
       } else if (category === RegistryCategory.CONFIGURATORS) {
-        const next = Configurator.toConfigurators(urls);
-        if (next === undefined) return;
-        const state = this.compute(this.base, next);
+        const slicer = new TimeSlicer();
+        const next = await readOverrideRules(urls, this.options.registry.getUrl(), `override rules for ${this.service.name}`, this.options.logger, slicer, this.ruleCache);
+        if (next === undefined || this.destroyed) return;
+        const plan = await this.index.plan(next, [this.base, ...this.mergedProviders()], slicer);
+        if (this.destroyed) return;
+        const state = this.compute(this.base, this.index, this.merged, plan);
         try {
-          this.checkRuleKeys(next);
+          this.checkRuleKeys(plan.added.filter((rule) => plan.matched.has(rule)));
           this.options.validate(state.directoryUrl, `override rule for ${this.service.name} from ${maskedIdentity(this.options.registry.getUrl())}`);
         } catch (error) {
+          const shown = plan.added.length > 0 ? plan.added.slice(0, 10).map((c) => maskSecrets(c.url)) : urls.slice(0, 10).map((u) => maskSecrets(u));
+          const more = plan.added.length > 10 ? ` (and ${plan.added.length - 10} more)` : '';
           safeLog(
             this.options.logger,
             'error',
-            `Rejected override rule(s) ${urls.map((u) => u.toString()).join(' ')}: ${(error as Error).message} The previous configuration stays.`,
+            `Rejected override rule(s) ${shown.join(' ')}${more}: ${(error as Error).message} The previous configuration stays.`,
             error,
           );
           return;
         }
-        this.configurators = next;
-        this.checkedRules = new Set(next.map((c) => c.url.toString()));
-        await this.refresh();
+        this.index.commit(plan);
+        await this.refresh(state);
       } else if (category === RegistryCategory.ROUTERS) {
         if (!this.warnedRouters && urls.some((u) => u.protocol !== 'empty')) {
           this.warnedRouters = true;
@@ -202,48 +246,54 @@ export class RegistryDirectory extends Directory {
     const check = this.options.checkKeys;
     if (check === undefined) return;
     const from = this.options.registry.getUrl().toIdentityString();
-    const base = this.base;
-    const merged = this.providerUrls.map((p) => mergeProviderUrl(p, base));
     for (const rule of rules) {
-      if (this.checkedRules.has(rule.url.toString())) continue;
-      const applies = rule.configure(base, base.host) !== base || merged.some((url) => rule.configure(url, base.host) !== url);
-      if (!applies) continue;
       const category = rule.url.getParameter('category') ?? '';
       const kind = category.endsWith('dynamicconfigurators') ? 'config-centre rule' : 'override rule';
       check(rule.appliedParameters.keys(), `${kind} for ${this.service.name} at ${rule.url.getAddress()} from ${from}`);
     }
   }
 
-  /** The effective URLs for a consumer URL and a rule set, without side effects. */
-  private compute(consumerUrl: URL, configurators: readonly Configurator[]): { directoryUrl: URL; providers: URL[] } {
-    const localHost = consumerUrl.host;
+  /** The merged provider URLs for the current `base` (cached per provider). */
+  private mergedProviders(): URL[] {
+    const next = new Map<string, URL>();
+    for (const provider of this.providerUrls) {
+      const key = provider.toString();
+      next.set(key, this.merged.get(key) ?? mergeProviderUrl(provider, this.base));
+    }
+    this.merged = next;
+    return [...next.values()];
+  }
+
+  /**
+   * The effective URLs for a consumer URL under an index (and a plan not yet in force), without side effects: the
+   * configured provider URLs that stay enabled (`disabled`/`enabled` read after the overrides, as Dubbo does) and the
+   * directory URL.
+   */
+  private compute(consumerUrl: URL, index: OverrideIndex, merged: ReadonlyMap<string, URL>, plan: OverridePlan | undefined): { directoryUrl: URL; providers: URL[] } {
+    const configured = (url: URL) => plan?.recomputed.get(index.urlKeyOf(url)) ?? index.configured(url);
     const allowed = consumerUrl.getParameter('protocol');
     const allowedProtocols = allowed ? new Set(splitCommaList(allowed)) : undefined;
     const providers: URL[] = [];
     const addressed = new Map<string, string>();
     for (const provider of this.providerUrls) {
-      if (provider.getParameter('disabled') === 'true' || provider.getParameter('enabled') === 'false') continue;
       if (allowedProtocols !== undefined && !allowedProtocols.has(provider.protocol)) continue;
-      const merged = mergeProviderUrl(provider, consumerUrl);
-      let configured = merged;
-      for (const configurator of configurators) {
-        const next = configurator.configure(configured, localHost);
-        if (next !== configured && configurator.addressed) {
-          for (const [key, value] of configurator.appliedParameters) if (!addressed.has(key)) addressed.set(key, value);
-        }
-        configured = next;
-      }
-      providers.push(configured);
+      const mergedUrl = merged.get(provider.toString()) ?? mergeProviderUrl(provider, consumerUrl);
+      const result = configured(mergedUrl);
+      for (const [key, value] of result.addressed) if (!addressed.has(key)) addressed.set(key, value);
+      if (!isProviderEnabled(result.url)) continue;
+      providers.push(result.url);
     }
-    let directoryUrl = consumerUrl;
-    for (const configurator of configurators) directoryUrl = configurator.configure(directoryUrl, localHost);
+    let directoryUrl = configured(consumerUrl).url;
     if (addressed.size > 0) directoryUrl = directoryUrl.addParametersIfAbsent(addressed);
     return { directoryUrl, providers };
   }
 
-  private async refresh(): Promise<void> {
+  /** Refers and releases invokers for the current state (`computed`: the state just computed for a committed plan). */
+  private async refresh(computed?: { directoryUrl: URL; providers: URL[] }): Promise<void> {
     if (this.destroyed) return;
-    const { directoryUrl, providers } = this.compute(this.base, this.configurators);
+    const merged = this.mergedProviders();
+    this.index.retain(new Set(merged.map((url) => this.index.urlKeyOf(url))));
+    const { directoryUrl, providers } = computed ?? this.compute(this.base, this.index, this.merged, undefined);
     const next = new Map<string, Invoker>();
     for (const url of providers) {
       const key = url.toString();

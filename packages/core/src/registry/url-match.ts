@@ -36,30 +36,47 @@ export function isRouter(url: URL): boolean {
  * ```
  */
 export function isMatch(consumer: URL, url: URL): boolean {
+  return matcherFor(consumer)(url);
+}
+
+/**
+ * {@link isMatch} with the consumer's side parsed once: the test for many entries of one subscription.
+ * @example
+ * ```ts
+ * const matches = matcherFor(subscriptionUrl);
+ * const mine = entries.filter(matches);
+ * ```
+ */
+export function matcherFor(consumer: URL): (url: URL) => boolean {
   const consumerInterface = consumer.getServiceInterface();
-  const providerInterface = url.getServiceInterface();
-  if (!(consumerInterface === '*' || providerInterface === '*' || consumerInterface === providerInterface)) return false;
-  const categories = splitCommaList(consumer.getParameter('category') ?? RegistryCategory.PROVIDERS);
-  const category = isConfigurator(url)
-    ? RegistryCategory.CONFIGURATORS
-    : isRouter(url)
-      ? RegistryCategory.ROUTERS
-      : url.getCategory(RegistryCategory.PROVIDERS);
-  if (!categories.includes(category) && !categories.includes('*')) return false;
-  if (url.getParameter('enabled') === 'false' && consumer.getParameter('enabled') !== '*') return false;
+  const categories = new Set(splitCommaList(consumer.getParameter('category') ?? RegistryCategory.PROVIDERS));
+  const anyCategory = categories.has('*');
+  const anyEnabled = consumer.getParameter('enabled') === '*';
   const consumerGroup = consumer.getGroup() || undefined;
+  const consumerGroups = consumerGroup === undefined ? undefined : new Set(splitCommaList(consumerGroup));
   const consumerVersion = consumer.getVersion() || undefined;
   const consumerClassifier = consumer.getParameter('classifier') || '*';
-  const providerGroup = url.getGroup() || undefined;
-  const providerVersion = url.getVersion() || undefined;
-  const providerClassifier = url.getParameter('classifier') || undefined;
-  const groupMatches =
-    consumerGroup === '*' ||
-    consumerGroup === providerGroup ||
-    (consumerGroup !== undefined && providerGroup !== undefined && splitCommaList(consumerGroup).includes(providerGroup));
-  const versionMatches = consumerVersion === '*' || consumerVersion === providerVersion;
-  const classifierMatches = consumerClassifier === '*' || consumerClassifier === providerClassifier;
-  return groupMatches && versionMatches && classifierMatches;
+  return (url) => {
+    const providerInterface = url.getServiceInterface();
+    if (!(consumerInterface === '*' || providerInterface === '*' || consumerInterface === providerInterface)) return false;
+    const category = isConfigurator(url)
+      ? RegistryCategory.CONFIGURATORS
+      : isRouter(url)
+        ? RegistryCategory.ROUTERS
+        : url.getCategory(RegistryCategory.PROVIDERS);
+    if (!anyCategory && !categories.has(category)) return false;
+    if (!anyEnabled && url.getParameter('enabled') === 'false') return false;
+    const providerGroup = url.getGroup() || undefined;
+    const providerVersion = url.getVersion() || undefined;
+    const providerClassifier = url.getParameter('classifier') || undefined;
+    const groupMatches =
+      consumerGroup === '*' ||
+      consumerGroup === providerGroup ||
+      (consumerGroups !== undefined && providerGroup !== undefined && consumerGroups.has(providerGroup));
+    const versionMatches = consumerVersion === '*' || consumerVersion === providerVersion;
+    const classifierMatches = consumerClassifier === '*' || consumerClassifier === providerClassifier;
+    return groupMatches && versionMatches && classifierMatches;
+  };
 }
 
 /**

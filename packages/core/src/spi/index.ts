@@ -93,3 +93,6 @@ export { AbstractRegistry } from '../registry/abstract-registry.js';
 export { RegistryDirectory } from '../registry/registry-directory.js';
 export { Configurator } from '../registry/configurator.js';
 export { isConfigurator, isMatch, isRouter, registryCategoryOf, RegistryCategory } from '../registry/url-match.js';
+export { TimeSlicer } from '../registry/time-slicer.js';
+export { RuleLimitDefaults, RuleLimitKeys, ruleLimitsOf, type RuleLimits } from '../registry/rule-limits.js';
+export { OverrideIndex, type ConfiguredUrl, type OverridePlan } from '../registry/override-index.js';
