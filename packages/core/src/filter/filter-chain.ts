@@ -1,6 +1,7 @@
 import { safeLog, type Logger } from '../common/logger.js';
 import type { Invocation } from '../rpc/invocation.js';
 import { Invoker } from '../rpc/invoker.js';
+import { PendingResult } from '../rpc/pending-result.js';
 import { Result } from '../rpc/result.js';
 import { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
 import type { URL } from '../rpc/url.js';
@@ -52,7 +53,7 @@ class FilterNode extends Invoker {
 
   invoke(invocation: Invocation): Result | Promise<Result> {
     const answer: unknown = this.filter.invoke(this.next, invocation);
-    return answer instanceof Result || answer instanceof Promise ? (answer as Result | Promise<Result>) : badAnswer(answer, this.name);
+    return answer instanceof Result || answer instanceof PendingResult || answer instanceof Promise ? (answer as Result | Promise<Result>) : badAnswer(answer, this.name);
   }
 }
 
@@ -68,7 +69,7 @@ class ListeningFilterNode extends FilterNode {
   override invoke(invocation: Invocation): Result | Promise<Result> {
     try {
       const answer: unknown = this.filter.invoke(this.next, invocation);
-      return answer instanceof Result || answer instanceof Promise ? (answer as Result | Promise<Result>) : badAnswer(answer, this.name);
+      return answer instanceof Result || answer instanceof PendingResult || answer instanceof Promise ? (answer as Result | Promise<Result>) : badAnswer(answer, this.name);
     } catch (error) {
       // Outside the window (after an await in an outer filter) the throw becomes a rejection of the head's
       // promise, which the head reports to every listener: nothing to record.
