@@ -19,7 +19,8 @@ export const DEFAULT_TIMEOUT = 1000;
  * `grpc-timeout`); a deadline written by an earlier attempt of the same invocation (a cluster retry) does not
  * count as upstream, so each retry gets its own timeout, still bounded by the upstream deadline. When it passes, the
  * call rejects with `RpcError` `timeout` — checked on a 10 ms {@link DeadlineWheel} as Dubbo does, not with a
- * timer per call, so a timeout fires at most one tick late; when the invocation's `signal` aborts, with
+ * timer per call, so a timeout fires at most one tick late; the pending call is answered with one
+ * {@link PendingResult} that is also its slot on the wheel (no closure, no extra promise); when the invocation's `signal` aborts, with
  * `cancelled`. Subclasses
  * implement `doInvoke`, answering synchronously when the call completed synchronously: such a call cannot time
  * out any more and pays no timer, listener or promise — only the deadline is computed (it travels with the
