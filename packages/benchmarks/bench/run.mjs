@@ -229,5 +229,11 @@ await (await import('./redis-limiter.mjs')).benchRedisLimiter(figures, silent);
   figures.push(...last.figures);
 }
 
+// Issue 15 call-path goals (fastcore), each in fresh processes.
+await (await import('./default-call.mjs')).benchDefaultCall(figures);
+await (await import('./filter-chain.mjs')).benchFilterChain(figures);
+await (await import('./context-await.mjs')).benchContextAwait(figures);
+await (await import('./timeout-cost.mjs')).benchTimeoutCost(figures);
+
 console.log('\nFigures (@weft/benchmarks):');
 for (const line of figures) console.log(`  ${line}`);

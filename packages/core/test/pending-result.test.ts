@@ -182,5 +182,15 @@ describe('filter chain links', () => {
     }
     const bad = buildFilterChain(new Terminal(), [new A(), new Bad()], (f) => (f instanceof Bad ? 'bad' : 'a'), silent);
     await expect(bad.invoke(new Invocation({ methodName: 'm' }))).rejects.toThrow('Filter "bad" returned number instead of a Result or a Promise<Result>');
+    // A plain object from an inner filter is caught at the outermost link, which says so.
+    class Plain extends Filter {
+      invoke() {
+        return { value: 1 } as never;
+      }
+    }
+    const plain = buildFilterChain(new Terminal(), [new A(), new Plain()], (f) => (f instanceof Plain ? 'plain' : 'a'), silent);
+    await expect(plain.invoke(new Invocation({ methodName: 'm' }))).rejects.toThrow(
+      'Filter "a" (or a filter inside it) returned object instead of a Result or a Promise<Result>',
+    );
   });
 });

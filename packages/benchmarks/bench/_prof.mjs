@@ -1,0 +1,16 @@
+import { defineService, Logger, WeftApplication } from '@weft/core';
+import { createTestApp } from '@weft/test-utils';
+const silent = new (class extends Logger { debug() {} info() {} warn() {} error() {} })();
+const Greeter = defineService('bench.Greeter', { sayHello: { args: [String], returns: String } });
+const impl = { sayHello: async (name) => `hello ${name}` };
+const pk = process.env.FILTERS ? ['@weft/filter-context', '@weft/filter-echo', '@weft/filter-timeout', '@weft/filter-exception'] : [];
+const t = createTestApp(['@weft/core', '@weft/cluster', ...pk], { prefix: 'weft-prof' });
+const app = await WeftApplication.start({ root: t.root, name: 'p', logger: silent });
+await app.export(Greeter, impl);
+const g = await app.refer(Greeter, process.env.ZC ? { parameters: { copy: 'false' } } : {});
+const N = 300000;
+for (let i = 0; i < 50000; i++) await g.sayHello('ann');
+const t0 = process.hrtime.bigint();
+for (let i = 0; i < N; i++) await g.sayHello('ann');
+console.log('ns/call', Number(process.hrtime.bigint() - t0) / N);
+await app.shutdown(); t.cleanup();
