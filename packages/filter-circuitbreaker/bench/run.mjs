@@ -20,6 +20,7 @@ import { circuitBreaker as cockatielBreaker, ConsecutiveBreaker, handleAll } fro
 import Opossum from 'opossum';
 
 import { blackhole, formatNs, formatRatio, measure, printTable } from '../../core/bench/harness.mjs';
+import { alternate } from '../../benchmarks/bench/alternate.mjs';
 
 const figures = [];
 const silent = new (class extends Logger {
@@ -128,13 +129,15 @@ for (const kind of ['pending', true]) {
     resetTimeout: 5000,
   });
   const cockatiel = cockatielBreaker(handleAll, { halfOpenAfter: 5000, breaker: new ConsecutiveBreaker(5) });
-  const rows = [
-    await measure(`bare call (${how}), awaited`, () => target.invoke(call)),
-    await measure(`Weft circuitbreaker filter (closed), ${how}`, () => weft.invoke(call)),
-    await measure(`opossum 9 fire() (closed), ${how}`, () => opossum.fire(call)),
-    await measure(`cockatiel 3 execute() (closed), ${how}`, () => cockatiel.execute(() => target.invoke(call))),
-  ];
-  printTable(`closed circuit breaker around the same awaited call (${how})`, rows, { baseline: `bare call (${how}), awaited` });
+  // Interleaved short rounds (10th percentile of each row): the four see the same machine load.
+  const rows = await alternate([
+    { name: `bare call (${how}), awaited`, fn: () => target.invoke(call) },
+    { name: `Weft circuitbreaker filter (closed), ${how}`, fn: () => weft.invoke(call) },
+    { name: `opossum 9 fire() (closed), ${how}`, fn: () => opossum.fire(call) },
+    { name: `cockatiel 3 execute() (closed), ${how}`, fn: () => cockatiel.execute(() => target.invoke(call)) },
+  ]);
+  console.log(`\nclosed circuit breaker around the same awaited call (${how}) — interleaved rounds, 10th percentile`);
+  for (const row of rows) console.log(`  ${row.name.padEnd(60)} ${formatNs(row.nsPerOp).padStart(9)}  ${formatRatio(row.ratio)}`);
   const [bare, w, o, c] = rows;
   const added = (row) => row.nsPerOp - bare.nsPerOp;
   const cheaper = Math.min(added(o), added(c));

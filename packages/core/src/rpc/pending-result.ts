@@ -1,3 +1,5 @@
+import { Result } from './result.js';
+
 const PENDING = 0;
 const FULFILLED = 1;
 const REJECTED = 2;
@@ -5,7 +7,7 @@ const REJECTED = 2;
 type OnFulfilled = ((value: never) => unknown) | null | undefined;
 type OnRejected = ((error: unknown) => unknown) | null | undefined;
 
-/** A reaction past the first (the first lives in the pending result's own fields: no allocation). */
+/** A reaction past the second (the first two live in the pending result's own fields: no allocation). */
 interface Reaction {
   readonly onFulfilled: OnFulfilled;
   readonly onRejected: OnRejected;
@@ -23,7 +25,8 @@ interface Reaction {
  * the answer as is; but `then` runs its callbacks **synchronously when the outcome arrives** (not in a microtask)
  * and answers with another `PendingResult`, so the post-processing of every layer — filters, timeouts, cluster,
  * proxy — runs in the one turn in which the call completed, with no promise and no microtask per layer. A `then`
- * on an outcome that already arrived runs in a microtask, as a promise's would. {@link PendingResult.whenComplete}
+ * on an outcome that already arrived runs in a microtask, as a promise's would (and answers with a native
+ * promise). {@link PendingResult.whenComplete}
  * adds a listener that produces nothing (a breaker counting the outcome, a deadline being cancelled) without the
  * derived result. The consumer's proxy turns it into one native promise for the caller. It is not
  * `instanceof Promise`: code that must have a native promise uses `Promise.resolve(answer)`. A callback that
@@ -46,6 +49,11 @@ export class PendingResult<T = unknown> implements Promise<T> {
   private onRejected: OnRejected;
   private next: PendingResult<unknown> | undefined;
   private hasFirst: boolean;
+  // The second, inline too: a listener (a breaker, a timeout) plus the caller's `then` is the usual pair.
+  private onFulfilled2: OnFulfilled;
+  private onRejected2: OnRejected;
+  private next2: PendingResult<unknown> | undefined;
+  private hasSecond: boolean;
   private more: Reaction[] | undefined;
 
   constructor() {
@@ -55,6 +63,10 @@ export class PendingResult<T = unknown> implements Promise<T> {
     this.onRejected = undefined;
     this.next = undefined;
     this.hasFirst = false;
+    this.onFulfilled2 = undefined;
+    this.onRejected2 = undefined;
+    this.next2 = undefined;
+    this.hasSecond = false;
     this.more = undefined;
   }
 
@@ -79,6 +91,11 @@ export class PendingResult<T = unknown> implements Promise<T> {
   /** Settles with `value` (a thenable is followed); later calls are ignored. */
   resolve(value: T | PromiseLike<T>): void {
     if (this.state !== PENDING) return;
+    // The usual outcome — a Result, or any non-object — settles at once, without looking for a `then`.
+    if (value instanceof Result || value === null || (typeof value !== 'object' && typeof value !== 'function')) {
+      this.settle(FULFILLED, value);
+      return;
+    }
     if (value instanceof PendingResult) {
       if (value === this) {
         this.reject(new TypeError('A PendingResult cannot be resolved with itself.'));
@@ -92,17 +109,18 @@ export class PendingResult<T = unknown> implements Promise<T> {
       void adopt(this, value as PromiseLike<T>);
       return;
     }
-    this.state = FULFILLED;
-    this.outcome = value;
-    this.onSettled();
-    this.flush();
+    this.settle(FULFILLED, value);
   }
 
   /** Settles as failed with `error`; later calls are ignored. */
   reject(error: unknown): void {
     if (this.state !== PENDING) return;
-    this.state = REJECTED;
-    this.outcome = error;
+    this.settle(REJECTED, error);
+  }
+
+  private settle(state: number, outcome: unknown): void {
+    this.state = state;
+    this.outcome = outcome;
     this.onSettled();
     this.flush();
   }
@@ -122,18 +140,23 @@ export class PendingResult<T = unknown> implements Promise<T> {
   then<R1 = T, R2 = never>(
     onFulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
     onRejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
-  ): PendingResult<R1 | R2> {
-    const next = new PendingResult<R1 | R2>();
-    if (this.state === PENDING) this.subscribe(onFulfilled as OnFulfilled, onRejected, next as PendingResult<unknown>);
-    else queueMicrotask(() => this.react(onFulfilled as OnFulfilled, onRejected, next as PendingResult<unknown>));
-    return next;
+  ): Promise<R1 | R2> {
+    if (this.state === PENDING) {
+      const next = new PendingResult<R1 | R2>();
+      this.subscribe(onFulfilled as OnFulfilled, onRejected, next as PendingResult<unknown>);
+      return next;
+    }
+    // Already settled (e.g. an `await` that came after the outcome): the callbacks run in a microtask, as for a
+    // promise — by a native one, the cheapest way to get there.
+    const settled = this.state === FULFILLED ? Promise.resolve(this.outcome as T) : Promise.reject(this.outcome);
+    return settled.then(onFulfilled, onRejected);
   }
 
-  catch<R = never>(onRejected?: ((reason: unknown) => R | PromiseLike<R>) | null): PendingResult<T | R> {
+  catch<R = never>(onRejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<T | R> {
     return this.then(undefined, onRejected);
   }
 
-  finally(onFinally?: (() => void) | null): PendingResult<T> {
+  finally(onFinally?: (() => void) | null): Promise<T> {
     if (typeof onFinally !== 'function') return this.then();
     return this.then(
       (value) => {
@@ -153,6 +176,11 @@ export class PendingResult<T = unknown> implements Promise<T> {
       this.onFulfilled = onFulfilled;
       this.onRejected = onRejected;
       this.next = next;
+    } else if (!this.hasSecond) {
+      this.hasSecond = true;
+      this.onFulfilled2 = onFulfilled;
+      this.onRejected2 = onRejected;
+      this.next2 = next;
     } else {
       (this.more ??= []).push({ onFulfilled, onRejected, next });
     }
@@ -165,6 +193,12 @@ export class PendingResult<T = unknown> implements Promise<T> {
     const next = this.next;
     this.onFulfilled = this.onRejected = this.next = undefined;
     this.react(onFulfilled, onRejected, next);
+    if (!this.hasSecond) return;
+    const onFulfilled2 = this.onFulfilled2;
+    const onRejected2 = this.onRejected2;
+    const next2 = this.next2;
+    this.onFulfilled2 = this.onRejected2 = this.next2 = undefined;
+    this.react(onFulfilled2, onRejected2, next2);
     const more = this.more;
     if (more !== undefined) {
       this.more = undefined;

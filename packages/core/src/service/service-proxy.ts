@@ -80,7 +80,8 @@ class ProxyCalls {
 }
 
 /** The caller's native promise of a call's pending outcome: the only promise the consumer side creates. */
-function promiseOf(pending: PendingResult<unknown>): Promise<unknown> {
+function promiseOf(pending: Promise<unknown>): Promise<unknown> {
+  if (!(pending instanceof PendingResult)) return pending;
   return new Promise((resolve, reject) => pending.whenComplete(resolve, reject));
 }
 
