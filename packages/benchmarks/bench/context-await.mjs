@@ -1,12 +1,15 @@
 // What @weft/filter-context costs code that has nothing to do with Weft: an unrelated `await` loop timed in a
 // fresh process where the context filters ran one call (default settings, then `context.async=true`), against the
 // same loop in a clean process. Each mode is its own child process (Node's promise hooks, once enabled, stay on
-// for the process); the modes alternate, several rounds. Run by run.mjs via benchContextAwait(); alone:
+// for the process); the three of a round run at the same time, several rounds. Run by run.mjs via benchContextAwait(); alone:
 //   node --expose-gc packages/benchmarks/bench/context-await.mjs <clean|context|context-async>   (one JSON line)
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 
-import { formatRatio, measure, printTable, summarize } from '../../core/bench/harness.mjs';
+import { formatRatio, printTable, summarize } from '../../core/bench/harness.mjs';
+
+import { alternate } from './alternate.mjs';
 
 /** The unrelated code: an async function awaiting ten others, each awaiting a settled promise. */
 async function leaf(x) {
@@ -40,7 +43,9 @@ async function sample(mode) {
     await app.shutdown();
     testApp.cleanup();
   }
-  return (await measure(`await loop (${mode})`, unrelated, { warmupMs: 500 })).nsPerOp;
+  // Short rounds, 10th percentile: a round the scheduler preempted is left out.
+  const [row] = await alternate([{ name: `await loop (${mode})`, fn: unrelated }]);
+  return row.nsPerOp;
 }
 
 /** Runs the three modes in alternating fresh processes and adds the table and the figure (for run.mjs). */
@@ -48,11 +53,11 @@ export async function benchContextAwait(figures, rounds = Number(process.env.WEF
   const script = fileURLToPath(import.meta.url);
   const modes = ['clean', 'context', 'context-async'];
   const samples = Object.fromEntries(modes.map((m) => [m, []]));
+  const run = promisify(execFile);
   for (let i = 0; i < rounds; i++) {
-    for (const mode of modes) {
-      const out = execFileSync(process.execPath, ['--expose-gc', script, mode], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-      samples[mode].push(JSON.parse(out.trim().split('\n').pop()));
-    }
+    // The three processes of a round run at the same time: they share whatever load the machine has.
+    const outs = await Promise.all(modes.map((mode) => run(process.execPath, ['--expose-gc', script, mode], { encoding: 'utf8' })));
+    outs.forEach(({ stdout }, at) => samples[modes[at]].push(JSON.parse(stdout.trim().split('\n').pop())));
   }
   const rows = [
     summarize('unrelated await loop, clean process', samples.clean),

@@ -9,7 +9,9 @@ import { ServiceBroker } from 'moleculer';
 import { defineService, Logger, WeftApplication } from '@weft/core';
 import { createTestApp } from '@weft/test-utils';
 
-import { formatRatio, measure, printTable, summarize } from '../../core/bench/harness.mjs';
+import { formatRatio, printTable, summarize } from '../../core/bench/harness.mjs';
+
+import { alternate } from './alternate.mjs';
 
 async function sample() {
   const silent = new (class extends Logger {
@@ -38,13 +40,14 @@ async function sample() {
   await broker.start();
   const params = { name: 'ann' };
 
-  const options = { warmupMs: 700 };
-  const sample = {
-    direct: (await measure('direct', () => impl.sayHello('ann'), options)).nsPerOp,
-    weft: (await measure('weft', () => bare.greeter.sayHello('ann'), options)).nsPerOp,
-    weftFilters: (await measure('weft+filters', () => filtered.greeter.sayHello('ann'), options)).nsPerOp,
-    moleculer: (await measure('moleculer', () => broker.call('greeter.sayHello', params), options)).nsPerOp,
-  };
+  // Interleaved rounds (alternate.mjs): the four stacks see the same machine load.
+  const [direct, weft, weftFilters, moleculer] = await alternate([
+    { name: 'direct', fn: () => impl.sayHello('ann') },
+    { name: 'weft', fn: () => bare.greeter.sayHello('ann') },
+    { name: 'weft+filters', fn: () => filtered.greeter.sayHello('ann') },
+    { name: 'moleculer', fn: () => broker.call('greeter.sayHello', params) },
+  ]);
+  const sample = { direct: direct.nsPerOp, weft: weft.nsPerOp, weftFilters: weftFilters.nsPerOp, moleculer: moleculer.nsPerOp };
   await broker.stop();
   for (const s of [bare, filtered]) {
     await s.app.shutdown();

@@ -179,8 +179,10 @@ function hookThrew(logger: Logger, name: string, hook: 'onResponse' | 'onError',
  * filter, innermost first (Dubbo's rule); one that an outer (async) filter turns into a rejection is reported
  * as that rejection. Unlike Dubbo, a throwing hook is logged and does not change the outcome seen by the caller
  * or the other hooks. A chain that completes synchronously answers synchronously (no promise is created on
- * the way). Each filter's answer is checked: anything that is neither a `Result` nor a promise rejects with
- * `RpcError` `unknown` naming the filter.
+ * the way). Each filter's answer is checked: undefined, null or a primitive rejects with `RpcError` `unknown`
+ * naming the filter; another object that is neither a `Result` nor a thenable is caught at the outermost filter,
+ * whose message says it may come from a filter inside it. Each distinct filter class gets its own link class
+ * (one `invoke` literal each), so the chain's call sites stay monomorphic.
  *
  * @example
  * ```ts
