@@ -259,6 +259,11 @@ await (await import('./token-compare.mjs')).benchTokenCompare(figures);
     `tri 64 × 1 MiB burst, twice: ${last.burst.failures} failures, ${last.burst.executions} executions for ${last.burst.calls} calls (target 0 / ${last.burst.calls})`,
   );
 }
+// Issue 15 call-path goals (fastcore), each in fresh processes.
+await (await import('./default-call.mjs')).benchDefaultCall(figures);
+await (await import('./filter-chain.mjs')).benchFilterChain(figures);
+await (await import('./context-await.mjs')).benchContextAwait(figures);
+await (await import('./timeout-cost.mjs')).benchTimeoutCost(figures);
 
 console.log('\nFigures (@weft/benchmarks):');
 for (const line of headline) console.log(`  ${line}`);

@@ -18,6 +18,7 @@ export { RpcError, RpcErrorCode, type RpcErrorOptions } from './rpc/rpc-error.js
 export { GrpcStatus } from './rpc/grpc-status.js';
 export { Invocation, type AttachmentValue, type InvocationInit } from './rpc/invocation.js';
 export { Result } from './rpc/result.js';
+export { PendingResult } from './rpc/pending-result.js';
 export { whenSettled } from './rpc/when-settled.js';
 export { Invoker } from './rpc/invoker.js';
 export { Filter } from './filter/filter.js';

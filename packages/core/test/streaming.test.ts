@@ -35,7 +35,10 @@ const Ticker = defineService('org.acme.Ticker', {
 /** A provider filter making an RpcContext current, as the context filter does. */
 class ContextSetting extends Filter {
   invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
-    return RpcContext.run(new RpcContext('provider', invocation, invoker.getUrl()), () => invoker.invoke(invocation));
+    const context = new RpcContext('provider', invocation, invoker.getUrl());
+    // As the context filter does by default (the call's synchronous part), or with context.async=true.
+    if (invocation.getAttachment('async') === 'true') return RpcContext.runAsync(context, () => invoker.invoke(invocation));
+    return RpcContext.run(context, () => invoker.invoke(invocation));
   }
 }
 
@@ -80,8 +83,10 @@ async function ticker(copy: boolean, probe: { returned: boolean; pulled: number 
       async *whoami() {
         // The generator's body runs when the consumer pulls it, still in the call's context.
         yield String(RpcContext.current()?.getAttachment('user'));
-        await Promise.resolve();
         yield String(RpcContext.current()?.methodName);
+        await Promise.resolve();
+        // After an await inside the body: only a context carried by AsyncLocalStorage (runAsync) is still there.
+        yield RpcContext.current()?.side ?? 'none';
       },
     },
     { parameters: { copy } },
@@ -127,11 +132,14 @@ describe.each([true, false])('streaming over injvm (copy=%s)', (copy) => {
     expect((failure as Error).message).toBe('unlucky');
   });
 
-  it("a generator's body runs in the call's RpcContext (set by a provider filter)", async () => {
+  it("a generator's body runs in the call's RpcContext (set by a provider filter) at every pull, and across its awaits with runAsync", async () => {
     const proxy = await ticker(copy, { returned: false, pulled: 0 });
     const seen: string[] = [];
     for await (const value of proxy.$call('whoami', [], { attachments: { user: 'ann' } })) seen.push(value);
-    expect(seen).toEqual(['ann', 'whoami']);
+    expect(seen).toEqual(['ann', 'whoami', 'none']);
+    const carried: string[] = [];
+    for await (const value of proxy.$call('whoami', [], { attachments: { user: 'bo', async: 'true' } })) carried.push(value);
+    expect(carried).toEqual(['bo', 'whoami', 'provider']);
   });
 
   it('an implementation that returns no iterable fails with a message naming the method', async () => {

@@ -13,13 +13,14 @@
 // See ../../core/bench/harness.mjs for how to read the tables.
 import { cpus, loadavg } from 'node:os';
 
-import { buildFilterChain, defineService, Filter, Invocation, Invoker, Logger, Result, URL, WeftApplication } from '@weft/core';
+import { buildFilterChain, defineService, Filter, Invocation, Invoker, Logger, PendingResult, Result, URL, WeftApplication } from '@weft/core';
 import { CircuitBreakerFilter } from '@weft/filter-circuitbreaker';
 import { createTestApp } from '@weft/test-utils';
 import { circuitBreaker as cockatielBreaker, ConsecutiveBreaker, handleAll } from 'cockatiel';
 import Opossum from 'opossum';
 
 import { blackhole, formatNs, formatRatio, measure, printTable } from '../../core/bench/harness.mjs';
+import { alternate } from '../../benchmarks/bench/alternate.mjs';
 
 const figures = [];
 const silent = new (class extends Logger {
@@ -52,6 +53,9 @@ class AnsweringInvoker extends Invoker {
     return this.url;
   }
   invoke() {
+    // 'pending': what Weft's protocol invokers answer with for a call that waits (a PendingResult, settled here by a
+    // resolved promise); true: a resolved native promise (a foreign invoker); false: the completed Result.
+    if (this.async === 'pending') return PendingResult.from(Promise.resolve(this.result));
     return this.async ? Promise.resolve(this.result) : this.result;
   }
 }
@@ -106,11 +110,12 @@ class AnsweringInvoker extends Invoker {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// (c) next to opossum and cockatiel, on the same call
+// (c) next to opossum and cockatiel, on the same call: a Weft pending answer, then a plain resolved promise
 
-{
+for (const kind of ['pending', true]) {
+  const how = kind === 'pending' ? "Weft's pending answer" : 'a resolved native promise';
   const url = URL.parse('tri://10.0.0.1:50051/bench.Greeter?interface=bench.Greeter&side=consumer&circuitbreaker=error-ratio');
-  const target = new AnsweringInvoker(url, true);
+  const target = new AnsweringInvoker(url, kind);
   const call = new Invocation({ methodName: 'sayHello', args: ['ann'] });
   const weft = buildFilterChain(target, [new CircuitBreakerFilter(silent)], () => 'circuitbreaker', silent);
   // Closed breakers with comparable rules: opossum's rolling error percentage (50 %, 10 buckets over 1 s) with
@@ -124,20 +129,22 @@ class AnsweringInvoker extends Invoker {
     resetTimeout: 5000,
   });
   const cockatiel = cockatielBreaker(handleAll, { halfOpenAfter: 5000, breaker: new ConsecutiveBreaker(5) });
-  const rows = [
-    await measure('bare call (resolved promise), awaited', () => target.invoke(call)),
-    await measure('Weft circuitbreaker filter (closed)', () => weft.invoke(call)),
-    await measure('opossum 9 fire() (closed)', () => opossum.fire(call)),
-    await measure('cockatiel 3 execute() (closed)', () => cockatiel.execute(() => target.invoke(call))),
-  ];
-  printTable('closed circuit breaker around the same awaited call', rows, { baseline: 'bare call (resolved promise), awaited' });
+  // Interleaved short rounds (10th percentile of each row): the four see the same machine load.
+  const rows = await alternate([
+    { name: `bare call (${how}), awaited`, fn: () => target.invoke(call) },
+    { name: `Weft circuitbreaker filter (closed), ${how}`, fn: () => weft.invoke(call) },
+    { name: `opossum 9 fire() (closed), ${how}`, fn: () => opossum.fire(call) },
+    { name: `cockatiel 3 execute() (closed), ${how}`, fn: () => cockatiel.execute(() => target.invoke(call)) },
+  ]);
+  console.log(`\nclosed circuit breaker around the same awaited call (${how}) — interleaved rounds, 10th percentile`);
+  for (const row of rows) console.log(`  ${row.name.padEnd(60)} ${formatNs(row.nsPerOp).padStart(9)}  ${formatRatio(row.ratio)}`);
   const [bare, w, o, c] = rows;
   const added = (row) => row.nsPerOp - bare.nsPerOp;
   const cheaper = Math.min(added(o), added(c));
   figures.push([
-    'added cost per call',
+    `added cost per call, ${how}`,
     `Weft +${formatNs(added(w))}, opossum +${formatNs(added(o))}, cockatiel +${formatNs(added(c))}: Weft = ` +
-      `${(added(w) / cheaper).toFixed(2)}× the cheaper of the two (goal ≤ 0.5×)`,
+      `${(added(w) / cheaper).toFixed(2)}× the cheaper of the two${kind === 'pending' ? ' (goal ≤ 0.5×)' : ''}`,
   ]);
   opossum.shutdown();
 }

@@ -1,4 +1,4 @@
-import { Filter, Logger, Result, RpcError, RpcErrorCode, type Invocation, type Invoker, type URL } from '@weft/core';
+import { Filter, Logger, PendingResult, Result, RpcError, RpcErrorCode, type Invocation, type Invoker, type URL } from '@weft/core';
 import { Inject } from '@weft/core/spi';
 
 import { CircuitBreaker, Outcome, REJECT } from './circuit-breaker.js';
@@ -83,8 +83,8 @@ function outcomeOfResult(result: Result, rule: CircuitBreakerRule): Outcome {
  * `circuitbreaker.per-address=true`. Errors are rejections and results carrying a framework `RpcError`, and
  * business errors unless `circuitbreaker.biz-errors=false`; `cancelled` and `circuit-open` are not counted. The
  * refusal is retryable only per address (another provider's breaker may be closed). The closed path allocates
- * nothing for a call that completes synchronously, and one `then` branch for one that does not; the answer is
- * returned as is. See the package README for the keys, the state machine and the events.
+ * nothing for a call that completes synchronously, nor for one answering with Weft's `PendingResult` (a
+ * completion listener counts it), and one `then` branch for a foreign promise; the answer is returned as is. See the package README for the keys, the state machine and the events.
  *
  * @example
  * ```ts
@@ -138,11 +138,33 @@ export class CircuitBreakerFilter extends Filter {
       else breaker.complete(end, end - start, outcomeOfResult(answer, rule), token);
       return answer;
     }
+    if (answer instanceof PendingResult) {
+      // Weft's own pending answer: the outcome is counted by a completion listener — no branch promise, and for
+      // the common case (closed, not timed) no closure either.
+      if (token === 0 && !slot.timed) answer.whenComplete(slot.onResult, slot.onError);
+      else this.countWhenComplete(answer, breaker, start, token);
+      return answer;
+    }
     const pending = answer instanceof Promise ? answer : Promise.resolve(answer);
-    // Counted on a branch of the promise: the caller gets the promise as is.
+    // A native promise (a foreign invoker): counted on a branch of it; the caller gets the promise as is.
     if (token === 0 && !slot.timed) pending.then(slot.onResult, slot.onError);
     else this.countWhenSettled(pending, breaker, start, token);
     return answer;
+  }
+
+  /** Counts a timed call or a probe when its pending result completes (closures only here, off the common path). */
+  private countWhenComplete(pending: PendingResult<Result>, breaker: CircuitBreaker, start: number, token: number): void {
+    const clock = this.breakers.now;
+    pending.whenComplete(
+      (result) => {
+        const end = clock();
+        breaker.complete(end, end - start, outcomeOfResult(result, breaker.rule), token);
+      },
+      (error: unknown) => {
+        const end = clock();
+        breaker.complete(end, end - start, outcomeOfError(error, breaker.rule), token);
+      },
+    );
   }
 
   /** Forgets every breaker and listener: the application shut down. */

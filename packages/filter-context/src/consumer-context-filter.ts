@@ -1,5 +1,6 @@
 import { Filter, RpcContext, RpcError, RpcErrorCode, type Invocation, type Invoker, type Result, type URL } from '@weft/core';
 
+import { AsyncContextFlag } from './async-context.js';
 import { ContextKeys } from './context-keys.js';
 import { isReservedAttachmentKey } from './reserved-attachment-keys.js';
 import { requestScope } from './request-scope.js';
@@ -47,6 +48,8 @@ import { clientAttachmentsFor } from './with-attachments.js';
  * ```
  */
 export class ConsumerContextFilter extends Filter {
+  private readonly async = new AsyncContextFlag();
+
   invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     const url = invoker.getUrl();
     const application = url.getParameter('application');
@@ -75,7 +78,9 @@ export class ConsumerContextFilter extends Filter {
         if (signal !== undefined && invocation.signal === undefined) invocation.signal = signal;
       }
     }
-    return RpcContext.run(new RpcContext('consumer', invocation, url, current), () => invoker.invoke(invocation));
+    const context = new RpcContext('consumer', invocation, url, current);
+    if (this.async.of(url)) return RpcContext.runAsync(context, () => invoker.invoke(invocation));
+    return RpcContext.run(context, () => invoker.invoke(invocation));
   }
 }
 

@@ -1,5 +1,6 @@
 import { Filter, RpcContext, type Invocation, type Invoker, type Result } from '@weft/core';
 
+import { AsyncContextFlag } from './async-context.js';
 import { ContextKeys } from './context-keys.js';
 
 /**
@@ -37,9 +38,14 @@ import { ContextKeys } from './context-keys.js';
  * ```
  */
 export class ContextFilter extends Filter {
+  private readonly async = new AsyncContextFlag();
+
   invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     if (invocation.deadline === undefined && invocation.hasAttachments()) deadlineFromAttachment(invocation);
-    return RpcContext.run(new RpcContext('provider', invocation, invoker.getUrl()), () => invoker.invoke(invocation));
+    const url = invoker.getUrl();
+    const context = new RpcContext('provider', invocation, url);
+    if (this.async.of(url)) return RpcContext.runAsync(context, () => invoker.invoke(invocation));
+    return RpcContext.run(context, () => invoker.invoke(invocation));
   }
 }
 

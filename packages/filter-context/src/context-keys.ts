@@ -23,6 +23,12 @@ export const ContextKeys = {
   REMOTE_APPLICATION: 'remote.application',
   /** URL key (method level first): propagate the caller's deadline and signal to nested calls. @defaultValue true */
   ENABLE_TIMEOUT_COUNTDOWN: 'enable-timeout-countdown',
+  /**
+   * URL key (service and reference level): `true` carries `RpcContext.current()` across every `await` of the
+   * call (AsyncLocalStorage: Node's promise hooks for the whole process); `false`, during the call's synchronous
+   * part only. @defaultValue false
+   */
+  ASYNC: 'context.async',
   /** Attachment: remaining time in ms sent by Dubbo-style callers (`_TO`; `_to` is read too). */
   TIMEOUT_ATTACHMENT: '_TO',
 } as const;

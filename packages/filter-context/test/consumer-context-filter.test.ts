@@ -52,6 +52,9 @@ async function shop(
       return { own, nested };
     },
     inspect: async () => seen(),
+  }, {
+    // Nested calls made after an await: the provider context must follow the implementation's async flow.
+    parameters: { 'context.async': true },
   });
   const orders = await app.refer(Orders, { retries: 0, timeout: options.ordersTimeout ?? 2000 });
   return { app, stock, orders };

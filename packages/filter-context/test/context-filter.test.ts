@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Invocation, Protocol, Result, RpcContext, URL, WeftApplication, type Invoker } from '@weft/core';
 import { getServerAttachments, isReservedAttachmentKey } from '@weft/filter-context';
 
-import { chainAround, jitter, Orders, seen, sleep, startApp, STOCK_URLS, StubInvoker, type Seen, type Started } from './support/shop.js';
+import { chainAround, jitter, Orders, seen, sleep, startApp, Stock, STOCK_URLS, StubInvoker, type Seen, type Started } from './support/shop.js';
 
 let started: Started | undefined;
 afterEach(async () => {
@@ -12,7 +12,7 @@ afterEach(async () => {
 });
 
 /** Exports Orders whose `inspect` snapshots the context (after an optional delay) and refers it. */
-async function ordersApp(options: { exportFilter?: string; referTimeout?: number; delay?: () => Promise<void> } = {}) {
+async function ordersApp(options: { exportFilter?: string; referTimeout?: number; delay?: () => Promise<void>; sync?: boolean } = {}) {
   started = await startApp();
   const { app } = started;
   await app.export(
@@ -24,7 +24,11 @@ async function ordersApp(options: { exportFilter?: string; referTimeout?: number
         return seen();
       },
     },
-    options.exportFilter === undefined ? {} : { filter: options.exportFilter },
+    {
+      ...(options.exportFilter === undefined ? {} : { filter: options.exportFilter }),
+      // `inspect` reads the context after an await: carried across awaits unless the test checks the default.
+      ...(options.sync === true ? {} : { parameters: { 'context.async': true } }),
+    },
   );
   return app.refer(Orders, { retries: 0, ...(options.referTimeout === undefined ? {} : { timeout: options.referTimeout }) });
 }
@@ -57,6 +61,36 @@ describe('context (provider)', () => {
     const orders = await ordersApp({ delay: () => sleep(15) });
     const s = (await orders.$call('inspect', [], { attachments: { traceId: 'after-await' } })) as Seen;
     expect(s).toMatchObject({ present: true, methodName: 'inspect', server: { traceId: 'after-await' } });
+  });
+
+  it('by default (context.async=false) shows the context until the first await, then nothing — never another call\'s', async () => {
+    started = await startApp();
+    const { app } = started;
+    await app.export(Stock, {
+      reserve: async () => seen(),
+    });
+    const stock = await app.refer(Stock, { retries: 0 });
+    await app.export(Orders, {
+      // At the start, after an await, and a nested call after an await made inside RpcContext.run(captured, …).
+      place: async () => {
+        const captured = RpcContext.current();
+        const atStart = seen();
+        await sleep(5);
+        const afterAwait = seen();
+        const lost = await stock.reserve('bare');
+        const passed = await RpcContext.run(captured as RpcContext, () => stock.reserve('in-run'));
+        return { atStart, afterAwait, kept: seen(captured), lost, passed };
+      },
+      inspect: async () => seen(),
+    });
+    const orders = await app.refer(Orders, { retries: 0 });
+    const out = (await orders.$call('place', ['x'], { attachments: { traceId: 't-sync' } })) as Record<string, Seen>;
+    expect(out['atStart']).toMatchObject({ present: true, side: 'provider', methodName: 'place', server: { traceId: 't-sync' } });
+    expect(out['afterAwait']).toEqual({ present: false });
+    expect(out['kept']).toMatchObject({ present: true, methodName: 'place', server: { traceId: 't-sync' } });
+    expect(out['lost']).toMatchObject({ present: true, methodName: 'reserve' });
+    expect(out['lost']?.server).toEqual({});
+    expect(out['passed']).toMatchObject({ present: true, methodName: 'reserve', server: { traceId: 't-sync' } });
   });
 
   it('leaves no context outside a call', async () => {

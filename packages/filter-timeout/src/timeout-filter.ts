@@ -1,5 +1,5 @@
-import { Filter, Logger, Result, RpcError, RpcErrorCode, type Invocation, type Invoker, type URL } from '@weft/core';
-import { DeadlineWheel, Inject, safeLog } from '@weft/core/spi';
+import { Filter, Logger, PendingResult, Result, RpcError, RpcErrorCode, type Invocation, type Invoker, type URL } from '@weft/core';
+import { DeadlineWheel, Inject, safeLog, type WheelEntry } from '@weft/core/spi';
 
 /**
  * The provider timeout when the URL sets none, in ms.
@@ -119,28 +119,20 @@ export class TimeoutFilter extends Filter {
     return this.watch(answer, url, invocation, arrived, deadline, bound);
   }
 
-  /** Races a pending call against its deadline on the wheel: the first to come settles the caller's promise. */
-  private watch(pending: PromiseLike<Result>, url: URL, invocation: Invocation, arrived: number, deadline: number, bound: Bound): Promise<Result> {
-    let resolve!: (result: Result) => void;
-    let reject!: (error: unknown) => void;
-    const outcome = new Promise<Result>((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
-    const entry = this.wheel.add(deadline, () => reject(this.timedOut(url, invocation, arrived, deadline, bound)));
-    pending.then(
-      (result) => {
-        if (entry.settled) return; // expired: the caller already got its timeout
-        entry.cancel();
-        resolve(result);
-      },
-      (error: unknown) => {
-        if (entry.settled) return;
-        entry.cancel();
-        reject(error);
-      },
-    );
-    return outcome;
+  /**
+   * Races a pending call against its deadline on the wheel: the first to come settles the caller's pending result.
+   * The watched call is its own wheel slot: no closure, no promise.
+   */
+  private watch(pending: Promise<Result>, url: URL, invocation: Invocation, arrived: number, deadline: number, bound: Bound): Promise<Result> {
+    const watched = new WatchedCall(this, this.wheel, url, invocation, arrived, deadline, bound);
+    this.wheel.arm(watched);
+    watched.resolve(pending);
+    return watched;
+  }
+
+  /** @internal The budget of `watched` ran out (called by the wheel). */
+  expired(url: URL, invocation: Invocation, arrived: number, deadline: number, bound: Bound): RpcError {
+    return this.timedOut(url, invocation, arrived, deadline, bound);
   }
 
   /** The budget ran out: logs the warning, aborts the implementation's signal, and returns the `timeout` error. */
@@ -200,4 +192,31 @@ export class TimeoutFilter extends Filter {
 
 function serviceOf(url: URL): string {
   return url.getServiceKey() ?? url.path;
+}
+
+/** A call the filter watches: the caller's pending result and, until it settles, its slot on the deadline wheel. */
+class WatchedCall extends PendingResult<Result> implements WheelEntry {
+  wheelBucket: object | undefined = undefined;
+  wheelPrev: WheelEntry | undefined = undefined;
+  wheelNext: WheelEntry | undefined = undefined;
+
+  constructor(
+    private readonly filter: TimeoutFilter,
+    private readonly wheel: DeadlineWheel,
+    private readonly url: URL,
+    private readonly invocation: Invocation,
+    private readonly arrived: number,
+    readonly deadline: number,
+    private readonly bound: Bound,
+  ) {
+    super();
+  }
+
+  expire(): void {
+    this.reject(this.filter.expired(this.url, this.invocation, this.arrived, this.deadline, this.bound));
+  }
+
+  protected override onSettled(): void {
+    if (this.wheelBucket !== undefined) this.wheel.remove(this);
+  }
 }

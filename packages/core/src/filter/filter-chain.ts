@@ -2,10 +2,10 @@ import { safeLog, type Logger } from '../common/logger.js';
 import type { Invocation } from '../rpc/invocation.js';
 import { Invoker } from '../rpc/invoker.js';
 import { Result } from '../rpc/result.js';
-import { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
 import type { URL } from '../rpc/url.js';
 import type { ServiceDefinition } from '../service/service-definition.js';
 import type { Filter } from './filter.js';
+import { badAnswer, FilterNode, filterNode, isAnswer } from './filter-nodes.js';
 
 /**
  * State shared by the head of a chain with listeners and its listening links: while the head's `invoke` runs
@@ -23,39 +23,6 @@ interface ThrownAt {
   readonly invocation: Invocation;
 }
 
-/** A link of the chain: calls its filter with the next link, and checks that it answered with a promise. */
-class FilterNode extends Invoker {
-  constructor(
-    readonly filter: Filter,
-    readonly name: string,
-    protected readonly next: Invoker,
-    protected readonly origin: Invoker,
-  ) {
-    super();
-  }
-
-  getUrl(): URL {
-    return this.origin.getUrl();
-  }
-
-  override isAvailable(): boolean {
-    return this.origin.isAvailable();
-  }
-
-  override getService(): ServiceDefinition | undefined {
-    return this.origin.getService();
-  }
-
-  override destroy(): void | Promise<void> {
-    return this.origin.destroy();
-  }
-
-  invoke(invocation: Invocation): Result | Promise<Result> {
-    const answer: unknown = this.filter.invoke(this.next, invocation);
-    return answer instanceof Result || answer instanceof Promise ? (answer as Result | Promise<Result>) : badAnswer(answer, this.name);
-  }
-}
-
 /**
  * A link whose filter has `onError`: records a synchronous throw passing through it, so that the head can call
  * `onError` on it (and every outer listening link) if the throw escapes the chain synchronously.
@@ -65,10 +32,10 @@ class ListeningFilterNode extends FilterNode {
     super(filter, name, next, origin);
   }
 
-  override invoke(invocation: Invocation): Result | Promise<Result> {
+  invoke(invocation: Invocation): Result | Promise<Result> {
     try {
       const answer: unknown = this.filter.invoke(this.next, invocation);
-      return answer instanceof Result || answer instanceof Promise ? (answer as Result | Promise<Result>) : badAnswer(answer, this.name);
+      return isAnswer(answer) ? answer : badAnswer(answer, this.name);
     } catch (error) {
       // Outside the window (after an await in an outer filter) the throw becomes a rejection of the head's
       // promise, which the head reports to every listener: nothing to record.
@@ -187,16 +154,6 @@ class ListenerInvoker extends Invoker {
   }
 }
 
-function badAnswer(value: unknown, name: string): Promise<Result> {
-  return Promise.reject(
-    new RpcError(
-      RpcErrorCode.UNKNOWN,
-      `Filter "${name}" returned ${value === null ? 'null' : typeof value} instead of a Result or a Promise<Result>: ` +
-        'Filter.invoke must return invoker.invoke(invocation) (or a Result, or a promise of one).',
-    ),
-  );
-}
-
 function callHook(logger: Logger, name: string, hook: 'onResponse' | 'onError', call: () => void): void {
   try {
     call();
@@ -222,8 +179,10 @@ function hookThrew(logger: Logger, name: string, hook: 'onResponse' | 'onError',
  * filter, innermost first (Dubbo's rule); one that an outer (async) filter turns into a rejection is reported
  * as that rejection. Unlike Dubbo, a throwing hook is logged and does not change the outcome seen by the caller
  * or the other hooks. A chain that completes synchronously answers synchronously (no promise is created on
- * the way). Each filter's answer is checked: anything that is neither a `Result` nor a promise rejects with
- * `RpcError` `unknown` naming the filter.
+ * the way). Each filter's answer is checked: undefined, null or a primitive rejects with `RpcError` `unknown`
+ * naming the filter; another object that is neither a `Result` nor a thenable is caught at the outermost filter,
+ * whose message says it may come from a filter inside it. Each distinct filter class gets its own link class
+ * (one `invoke` literal each), so the chain's call sites stay monomorphic.
  *
  * @example
  * ```ts
@@ -239,6 +198,13 @@ export function buildFilterChain(
 ): Invoker {
   if (filters.length === 0) return invoker;
   const window: SyncWindow = { open: false, thrown: undefined };
+  // The link class of each filter: the k-th distinct filter class of the chain (outermost first) takes the k-th
+  // class, so every call site sees one filter class and one next-link class (see FilterNode).
+  const classes: unknown[] = [];
+  const positions = filters.map((filter) => {
+    const at = classes.indexOf(filter.constructor);
+    return at >= 0 ? at : classes.push(filter.constructor) - 1;
+  });
   let next: Invoker = invoker;
   const listeners: { filter: Filter; name: string }[] = [];
   for (let i = filters.length - 1; i >= 0; i--) {
@@ -249,7 +215,7 @@ export function buildFilterChain(
     next =
       typeof filter.onError === 'function'
         ? new ListeningFilterNode(filter, name, next, invoker, window)
-        : new FilterNode(filter, name, next, invoker);
+        : filterNode(positions[i] as number, filter, name, next, invoker);
   }
   return listeners.length > 0 ? new ListenerInvoker(next, invoker, listeners, logger, window) : next;
 }

@@ -1,6 +1,7 @@
 import { SPI } from '../extension/decorators.js';
 import type { Invocation } from '../rpc/invocation.js';
 import type { Invoker } from '../rpc/invoker.js';
+import type { PendingResult } from '../rpc/pending-result.js';
 import type { Result } from '../rpc/result.js';
 
 /**
@@ -21,7 +22,8 @@ import type { Result } from '../rpc/result.js';
  * `invoke` must call `invoker.invoke(invocation)` to continue (or return a result without calling it to
  * short-circuit). It answers with a {@link Result} — which may carry a business error — or rejects with an
  * `RpcError`. The answer of `invoker.invoke` is the `Result` itself when the call completed synchronously and a
- * promise of it otherwise: return it as is, `await` it in an `async invoke`, or post-process it with
+ * promise of it otherwise — from Weft's own invokers a {@link PendingResult}, which chains every layer's
+ * callbacks without a promise: return it as is, `await` it in an `async invoke`, or post-process it with
  * {@link whenSettled} (which keeps a completed call free of promise hops) — never call `.then` on it directly.
  * The optional listener hooks fire once per call after it settles: `onResponse` when it resolved
  * (including a business error in the result), `onError` when it rejected or a filter threw. A throwing hook is

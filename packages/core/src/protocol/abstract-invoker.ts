@@ -1,9 +1,10 @@
 import type { Invocation } from '../rpc/invocation.js';
 import { Invoker } from '../rpc/invoker.js';
+import { PendingResult } from '../rpc/pending-result.js';
 import { Result } from '../rpc/result.js';
 import { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
 import type { URL } from '../rpc/url.js';
-import { DeadlineWheel, type DeadlineEntry } from './deadline-wheel.js';
+import { DeadlineWheel, type DeadlineEntry, type WheelEntry } from './deadline-wheel.js';
 import { maskedIdentity } from '../common/mask-secrets.js';
 
 /** Dubbo's default consumer timeout, in ms. */
@@ -19,7 +20,8 @@ export const DEFAULT_TIMEOUT = 1000;
  * `grpc-timeout`); a deadline written by an earlier attempt of the same invocation (a cluster retry) does not
  * count as upstream, so each retry gets its own timeout, still bounded by the upstream deadline. When it passes, the
  * call rejects with `RpcError` `timeout` — checked on a 10 ms {@link DeadlineWheel} as Dubbo does, not with a
- * timer per call, so a timeout fires at most one tick late; when the invocation's `signal` aborts, with
+ * timer per call, so a timeout fires at most one tick late; the pending call is answered with one
+ * {@link PendingResult} that is also its slot on the wheel (no closure, no extra promise); when the invocation's `signal` aborts, with
  * `cancelled`. Subclasses
  * implement `doInvoke`, answering synchronously when the call completed synchronously: such a call cannot time
  * out any more and pays no timer, listener or promise — only the deadline is computed (it travels with the
@@ -109,7 +111,7 @@ export abstract class AbstractInvoker extends Invoker {
     if (upstream !== undefined) {
       const now = Date.now();
       const remaining = upstream - now;
-      if (remaining <= 0) return Promise.reject(this.timeoutError(invocation, 0, true, true));
+      if (remaining <= 0) return Promise.reject(timeoutError(this.url, invocation, 0, true, true));
       if (timeout <= 0 || remaining < timeout) {
         timeout = remaining;
         byDeadline = true;
@@ -128,7 +130,7 @@ export abstract class AbstractInvoker extends Invoker {
       invocation.deadline = undefined;
     }
     const signal = invocation.signal;
-    if (signal?.aborted) return Promise.reject(this.cancelledError(invocation, signal));
+    if (signal?.aborted) return Promise.reject(cancelledError(this.url, invocation, signal));
     const answer = this.call(invocation);
     // Completed synchronously: nothing can time out or be cancelled any more — no timer, no listener, no promise.
     if (answer instanceof Result || (deadline === undefined && signal === undefined)) return answer;
@@ -156,32 +158,54 @@ export abstract class AbstractInvoker extends Invoker {
     byDeadline: boolean,
     signal: AbortSignal | undefined,
   ): Promise<Result> {
-    return new Promise<Result>((resolve, reject) => {
-      let entry: DeadlineEntry | undefined;
-      const onAbort = () => {
-        entry?.cancel();
-        reject(this.cancelledError(invocation, signal as AbortSignal));
-      };
-      if (deadline !== undefined) {
-        entry = this.wheel.add(deadline, () => {
-          signal?.removeEventListener('abort', onAbort);
-          reject(this.timeoutError(invocation, timeout, byDeadline));
-        });
-      }
-      signal?.addEventListener('abort', onAbort, { once: true });
-      pending.then(
-        (result) => {
-          entry?.cancel();
-          signal?.removeEventListener('abort', onAbort);
-          resolve(result);
-        },
-        (error: unknown) => {
-          entry?.cancel();
-          signal?.removeEventListener('abort', onAbort);
-          reject(error);
-        },
-      );
-    });
+    if (signal === undefined) {
+      // The common case: the call itself is the wheel's entry and the caller's pending result — no closure, no promise.
+      const timed = new TimedCall(this.wheel, this.url, invocation, deadline as number, timeout, byDeadline);
+      this.wheel.arm(timed);
+      timed.resolve(pending);
+      return timed;
+    }
+    return this.guardSignalled(pending, invocation, deadline, timeout, byDeadline, signal);
+  }
+
+  /** With an abort signal: a listener on it, so closures (only here, for calls given a signal). */
+  private guardSignalled(
+    pending: Promise<Result>,
+    invocation: Invocation,
+    deadline: number | undefined,
+    timeout: number,
+    byDeadline: boolean,
+    signal: AbortSignal,
+  ): Promise<Result> {
+    const guarded = new PendingResult<Result>();
+    let entry: DeadlineEntry | undefined;
+    const onAbort = () => {
+      entry?.cancel();
+      guarded.reject(cancelledError(this.url, invocation, signal));
+    };
+    if (deadline !== undefined) {
+      entry = this.wheel.add(deadline, () => {
+        signal.removeEventListener('abort', onAbort);
+        guarded.reject(timeoutError(this.url, invocation, timeout, byDeadline));
+      });
+    }
+    signal.addEventListener('abort', onAbort, { once: true });
+    const done = (): void => {
+      entry?.cancel();
+      signal.removeEventListener('abort', onAbort);
+    };
+    const settled = pending instanceof PendingResult ? pending : PendingResult.from(pending);
+    settled.whenComplete(
+      (result) => {
+        done();
+        guarded.resolve(result);
+      },
+      (error: unknown) => {
+        done();
+        guarded.reject(error);
+      },
+    );
+    return guarded;
   }
 
   private call(invocation: Invocation): Result | Promise<Result> {
@@ -192,23 +216,6 @@ export abstract class AbstractInvoker extends Invoker {
     }
   }
 
-  private timeoutError(invocation: Invocation, timeout: number, byDeadline: boolean, unsent = false): RpcError {
-    return new RpcError(
-      RpcErrorCode.TIMEOUT,
-      `Call ${this.url.getServiceKey() ?? this.url.path}.${invocation.methodName}() to ${this.url.getAddress()} timed out after ` +
-        `${timeout} ms${byDeadline ? ' (deadline)' : ''}.`,
-      { unsent },
-    );
-  }
-
-  private cancelledError(invocation: Invocation, signal: AbortSignal): RpcError {
-    return new RpcError(
-      RpcErrorCode.CANCELLED,
-      `Call ${this.url.getServiceKey() ?? this.url.path}.${invocation.methodName}() was cancelled by its caller.`,
-      { cause: signal.reason },
-    );
-  }
-
   /** Performs the call (no timeout handling needed). */
   protected abstract doInvoke(invocation: Invocation): Result | Promise<Result>;
 }
@@ -216,4 +223,50 @@ export abstract class AbstractInvoker extends Invoker {
 /** A synchronous throw of `doInvoke`, as the rejection callers expect (out of line: off the hot path). */
 function rejection(error: unknown): Promise<never> {
   return Promise.reject(RpcError.from(error));
+}
+
+/**
+ * A pending call with an armed deadline: at once the caller's pending result and the call's slot on the wheel,
+ * so arming a timeout allocates this one object (Dubbo's `DefaultFuture` with its `TimeoutCheckTask`).
+ */
+class TimedCall extends PendingResult<Result> implements WheelEntry {
+  wheelBucket: object | undefined = undefined;
+  wheelPrev: WheelEntry | undefined = undefined;
+  wheelNext: WheelEntry | undefined = undefined;
+
+  constructor(
+    private readonly wheel: DeadlineWheel,
+    private readonly url: URL,
+    private readonly invocation: Invocation,
+    readonly deadline: number,
+    private readonly timeout: number,
+    private readonly byDeadline: boolean,
+  ) {
+    super();
+  }
+
+  /** The deadline passed first. */
+  expire(): void {
+    this.reject(timeoutError(this.url, this.invocation, this.timeout, this.byDeadline));
+  }
+
+  /** The call settled (or expired): off the wheel. */
+  protected override onSettled(): void {
+    if (this.wheelBucket !== undefined) this.wheel.remove(this);
+  }
+}
+
+function timeoutError(url: URL, invocation: Invocation, timeout: number, byDeadline: boolean, unsent = false): RpcError {
+  return new RpcError(
+    RpcErrorCode.TIMEOUT,
+    `Call ${url.getServiceKey() ?? url.path}.${invocation.methodName}() to ${url.getAddress()} timed out after ` +
+      `${timeout} ms${byDeadline ? ' (deadline)' : ''}.`,
+    { unsent },
+  );
+}
+
+function cancelledError(url: URL, invocation: Invocation, signal: AbortSignal): RpcError {
+  return new RpcError(RpcErrorCode.CANCELLED, `Call ${url.getServiceKey() ?? url.path}.${invocation.methodName}() was cancelled by its caller.`, {
+    cause: signal.reason,
+  });
 }

@@ -3,7 +3,9 @@ import { AsyncResource } from 'node:async_hooks';
 import { ExtensionError, ExtensionErrorCode } from '../extension/extension-error.js';
 import type { Invocation } from '../rpc/invocation.js';
 import { Invoker } from '../rpc/invoker.js';
+import { PendingResult } from '../rpc/pending-result.js';
 import { Result } from '../rpc/result.js';
+import { RpcContext } from '../rpc/rpc-context.js';
 import { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
 import { isStreamSource, StreamPort } from '../rpc/stream-port.js';
 import type { URL } from '../rpc/url.js';
@@ -11,19 +13,33 @@ import type { ServiceDefinition } from '../service/service-definition.js';
 
 type Method = (...args: unknown[]) => unknown;
 
-function toResult(value: unknown): Result {
-  return Result.of(value);
-}
-
 function toException(error: unknown): Result {
   return Result.ofException(error);
 }
 
-/** The answer for an object the implementation returned: awaited when it is a promise (or any thenable). */
+/**
+ * The answer for an object the implementation returned: a {@link PendingResult} settled by the promise (or any
+ * thenable) — the one promise hop of the call, every outer layer chains on the pending result.
+ */
 function resultOf(out: object | null): Result | Promise<Result> {
-  if (out instanceof Promise) return out.then(toResult, toException);
-  if (isThenable(out)) return Promise.resolve(out).then(toResult, toException);
+  if (out instanceof Promise || isThenable(out)) {
+    const pending = new PendingResult<Result>();
+    void settleWith(pending, out);
+    return pending;
+  }
   return Result.of(out);
+}
+
+/** Settles `pending` with the implementation's outcome: one async function — one promise, no closure. */
+async function settleWith(pending: PendingResult<Result>, out: PromiseLike<unknown>): Promise<void> {
+  let value: unknown;
+  try {
+    value = await out;
+  } catch (error) {
+    pending.resolve(Result.ofException(error));
+    return;
+  }
+  pending.resolve(Result.of(value));
 }
 
 /** A promise of another realm or library (anything with a `then` method) is awaited like a native one. */
@@ -41,8 +57,12 @@ async function* fromSync(source: Iterable<unknown>): AsyncGenerator<unknown, voi
  */
 function boundToContext(source: AsyncIterable<unknown>): AsyncIterable<unknown> {
   const iterator = source[Symbol.asyncIterator]();
-  const next = AsyncResource.bind(() => iterator.next());
-  const finish = AsyncResource.bind((): Promise<IteratorResult<unknown>> => iterator.return?.() ?? Promise.resolve({ done: true, value: undefined }));
+  // The call's context as `RpcContext.run` set it (the synchronous kind), restored around every pull.
+  const context = RpcContext.current();
+  const pull = (): Promise<IteratorResult<unknown>> => iterator.next();
+  const end = (): Promise<IteratorResult<unknown>> => iterator.return?.() ?? Promise.resolve({ done: true, value: undefined });
+  const next = AsyncResource.bind(context === undefined ? pull : () => RpcContext.run(context, pull));
+  const finish = AsyncResource.bind(context === undefined ? end : () => RpcContext.run(context, end));
   const bound: AsyncIterator<unknown> = { next, return: finish };
   return { [Symbol.asyncIterator]: () => bound };
 }

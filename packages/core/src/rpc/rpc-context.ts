@@ -12,8 +12,18 @@ import type { URL } from './url.js';
  * costs nothing. The implementation reads the incoming attachments, the caller, the deadline and the abort
  * signal (set by the timeout filter) from it; nested calls it makes inherit what the context filters propagate.
  *
- * The storage is one `AsyncLocalStorage` for the process: it holds no data itself (each call's context lives in
- * that call's async scope), so two applications — or two concurrent calls — never see each other's context.
+ * Two ways to carry it, chosen by the filter that sets it ({@link RpcContext.run} or {@link RpcContext.runAsync}):
+ *
+ * - **the call's synchronous part** (`run`, the default of the context filters): `current()` answers while the
+ *   filters and the implementation run synchronously — up to the implementation's first `await`. Capture it
+ *   there (`const ctx = RpcContext.current()`) to use it later, and make a nested call after an `await` inside
+ *   `RpcContext.run(ctx, () => …)` to pass the incoming attachments and deadline on. It costs one field write.
+ * - **every await of the call** (`runAsync`, opted into with `context.async=true`): one `AsyncLocalStorage`
+ *   for the process, so `current()` answers anywhere in the implementation's async flow — at the price of
+ *   Node's promise hooks, which, once enabled, slow every `await` in the whole process (≈ 3× on Node 20).
+ *
+ * Neither holds data between calls (a context lives on the stack of its `run`, or in its call's async scope),
+ * so two applications — or two concurrent calls — never see each other's context.
  *
  * @example
  * ```ts
@@ -42,14 +52,44 @@ export class RpcContext {
     readonly parent: RpcContext | undefined = undefined,
   ) {}
 
-  /** The context of the current async flow, if a context filter set one. */
+  /**
+   * The context of the call being handled or made: the one of the innermost `run` on the stack, else (once some
+   * filter used `runAsync`) the one of the current async flow.
+   */
   static current(): RpcContext | undefined {
+    const context = slot.current;
+    if (context !== undefined || !slot.async) return context;
     return storage.getStore();
   }
 
-  /** Runs `fn` with `context` as the current context (for filters). */
+  /**
+   * Runs `fn` with `context` as the current context while `fn` runs synchronously — no promise hooks: code that
+   * `fn` resumes after an `await` no longer sees it (capture it first). For filters, and to make a nested call
+   * in the context of the call being handled after an `await`.
+   */
   static run<T>(context: RpcContext, fn: () => T): T {
-    return storage.run(context, fn);
+    const outer = slot.current;
+    slot.current = context;
+    try {
+      return fn();
+    } finally {
+      slot.current = outer;
+    }
+  }
+
+  /**
+   * Runs `fn` with `context` as the current context in all of its async flow (every `await` of it), through
+   * `AsyncLocalStorage`: from the first such run on, Node's promise hooks are on for the whole process.
+   */
+  static runAsync<T>(context: RpcContext, fn: () => T): T {
+    slot.async = true;
+    const outer = slot.current;
+    slot.current = context;
+    try {
+      return storage.run(context, fn);
+    } finally {
+      slot.current = outer;
+    }
   }
 
   /** The method called. */
@@ -79,4 +119,12 @@ export class RpcContext {
   }
 }
 
+/** Enabled by the first `runAsync` (its `run`): before that, Node's promise hooks stay off. */
 const storage = new AsyncLocalStorage<RpcContext>();
+
+/**
+ * The context of the innermost `run` on the stack. Process-wide like the storage above, and like it holding no
+ * data between calls: a `run` sets it and restores the outer value before returning, so it is never seen by
+ * code resumed later (microtasks run on an empty stack).
+ */
+const slot: { current: RpcContext | undefined; async: boolean } = { current: undefined, async: false };

@@ -1,3 +1,4 @@
+import type { PendingResult } from './pending-result.js';
 import { Result } from './result.js';
 
 /**
@@ -11,7 +12,9 @@ import { Result } from './result.js';
  * `whenSettled` is the one way to post-process such an answer:
  *
  * - a completed `Result` → `onResult(result)` runs now, and its return value is returned as is;
- * - a promise → `answer.then(onResult, onError)` (`onError` omitted: the rejection passes through).
+ * - a promise → `answer.then(onResult, onError)` (`onError` omitted: the rejection passes through); for Weft's
+ *   own {@link PendingResult} that chains the callbacks, run synchronously when the outcome arrives, with no
+ *   promise.
  *
  * It never throws: an exception thrown by `onResult` on the synchronous path is returned as a rejected promise,
  * exactly as `.then` would have turned it into one, so failures keep travelling as rejections. `onError` is

@@ -1,5 +1,6 @@
 import { Invocation, type AttachmentValue } from '../rpc/invocation.js';
 import type { Invoker } from '../rpc/invoker.js';
+import { PendingResult } from '../rpc/pending-result.js';
 import { Result } from '../rpc/result.js';
 import { RpcError } from '../rpc/rpc-error.js';
 import { isStreamSource, StreamPort } from '../rpc/stream-port.js';
@@ -73,8 +74,15 @@ class ProxyCalls {
       gate?.exit();
       return settle(answer);
     }
+    if (answer instanceof PendingResult) return promiseOf(answer.then(this.unwrap, this.fail));
     return answer.then(this.unwrap, this.fail);
   }
+}
+
+/** The caller's native promise of a call's pending outcome: the only promise the consumer side creates. */
+function promiseOf(pending: Promise<unknown>): Promise<unknown> {
+  if (!(pending instanceof PendingResult)) return pending;
+  return new Promise((resolve, reject) => pending.whenComplete(resolve, reject));
 }
 
 // Small helpers, out of line: the per-call path stays within what the engine inlines.
