@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { networkInterfaces } from 'node:os';
 
+import { ApplicationEvents } from '../common/application-events.js';
 import { safeLog, type Logger } from '../common/logger.js';
 import { maskSecrets } from '../common/mask-secrets.js';
 import { Cluster } from '../cluster/cluster.js';
@@ -400,6 +401,7 @@ export class WeftApplication {
       validate: (url, where) => this.checker.validate(url, where, 'reference.filter', service, 'consumer'),
       checkKeys: (keys, where) => this.checker.checkKeys(keys, service, where),
       statuses: this.model.getService(RpcStatusRegistry),
+      events: this.model.getService(ApplicationEvents),
     });
     const registeredConsumer = consumerUrl.addParameters({ category: 'consumers', check: 'false' });
     try {
