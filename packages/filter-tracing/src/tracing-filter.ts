@@ -1,0 +1,211 @@
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Span,
+  type TextMapGetter,
+  type TextMapSetter,
+  type Tracer,
+} from '@opentelemetry/api';
+import { Filter, GrpcStatus, Result, RpcError, RpcErrorCode, type Invocation, type Invoker, type URL } from '@weft/core';
+
+import { TracingDefaults } from './tracing-keys.js';
+
+/** Writes the propagation fields (`traceparent`, `tracestate`, `baggage`) as attachments. */
+const SETTER: TextMapSetter<Invocation> = {
+  set: (invocation, key, value) => {
+    invocation.setAttachment(key, value);
+  },
+};
+
+/** Reads them back on the provider (a non-string attachment is not a propagation field). */
+const GETTER: TextMapGetter<Invocation> = {
+  get: (invocation, key) => {
+    const value = invocation.getAttachment(key);
+    return typeof value === 'string' ? value : undefined;
+  },
+  keys: (invocation) => [...invocation.getAttachments().keys()],
+};
+
+/** What one invoker's spans share: kind, the protocol, the attributes that do not depend on the method. */
+class InvokerSpans {
+  readonly client: boolean;
+  readonly tri: boolean;
+  readonly interfaceName: string;
+  private readonly attributes = new Map<string, Attributes>();
+
+  constructor(private readonly url: URL) {
+    this.client = url.getParameter('side') === 'consumer';
+    this.tri = url.protocol === 'tri';
+    this.interfaceName = url.getParameter('interface') || url.path;
+  }
+
+  /** The start attributes of a method's spans (computed once per method). */
+  attributesOf(invocation: Invocation): Attributes {
+    const method = invocation.methodName;
+    let attributes = this.attributes.get(method);
+    if (attributes === undefined) {
+      const idl = invocation.method?.idl !== undefined;
+      attributes = {
+        'rpc.system': this.tri && idl ? 'grpc' : TracingDefaults.RPC_SYSTEM,
+        'rpc.service': this.interfaceName,
+        'rpc.method': method,
+      };
+      if (this.client) {
+        attributes['net.peer.name'] = this.url.host;
+        attributes['server.address'] = this.url.host;
+        if (this.url.port !== 0) {
+          attributes['net.peer.port'] = this.url.port;
+          attributes['server.port'] = this.url.port;
+        }
+      }
+      this.attributes.set(method, Object.freeze(attributes));
+    }
+    return attributes;
+  }
+}
+
+/**
+ * Traces every call with OpenTelemetry: the `tracing` extension of `weft.rpc.Filter`.
+ *
+ * @remarks
+ * Extension `tracing` of `weft.rpc.Filter`, application scope, activated in groups `provider` and `consumer` once
+ * installed, order MIN+50 (Dubbo's observation filters), inside `context` / `consumercontext`:
+ * ```
+ *  consumer: cluster → [ consumercontext → tracing → … ] → protocol invoker   CLIENT span, injects traceparent
+ *  provider: exporter → [ context → tracing → … ] → implementation            SERVER span, extracts it; the
+ *                                                                               implementation runs in its context
+ * ```
+ * Uses only `@opentelemetry/api`: the tracer provider, propagators and context manager are the application's
+ * (without an SDK every call costs a no-op span). Span name `<interface>/<method>`; attributes `rpc.system`
+ * (`apache_dubbo`, or `grpc` for an IDL method on `tri`), `rpc.service`, `rpc.method`, on the client
+ * `net.peer.name`/`net.peer.port` and `server.address`/`server.port`, on `tri` `rpc.grpc.status_code`. The
+ * propagation fields (W3C `traceparent`, `tracestate`, `baggage` with the default propagators) travel as
+ * attachments, which `tri` sends as HTTP/2 headers of those names. A business error or a framework failure
+ * marks the span as error, records the exception, and sets `error.type` (the error's name, or the `RpcError`
+ * code) and `weft.error.business` (`true` for a business error). Streaming calls get one span, ended when the
+ * call is set up.
+ *
+ * @example
+ * ```ts
+ * // Installed: every export and refer is traced with the application's tracer provider.
+ * trace.setGlobalTracerProvider(provider);
+ * ```
+ */
+export class TracingFilter extends Filter {
+  private readonly tracer: Tracer = trace.getTracer(TracingDefaults.TRACER_NAME);
+  private readonly spans = new WeakMap<Invoker, InvokerSpans>();
+  private lastInvoker: Invoker | undefined;
+  private lastSpans: InvokerSpans | undefined;
+
+  /** Starts the span, propagates or restores its context, and ends it with the call's outcome. */
+  invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
+    const spans = invoker === this.lastInvoker ? (this.lastSpans as InvokerSpans) : this.spansOf(invoker);
+    const attributes = spans.attributesOf(invocation);
+    const name = `${spans.interfaceName}/${invocation.methodName}`;
+    let answer: Result | Promise<Result>;
+    let span: Span;
+    if (spans.client) {
+      const parent = context.active();
+      span = this.tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, parent);
+      propagation.inject(trace.setSpan(parent, span), invocation, SETTER);
+      try {
+        answer = invoker.invoke(invocation);
+      } catch (error) {
+        failed(span, spans.tri, error);
+        throw error;
+      }
+    } else {
+      const parent = propagation.extract(ROOT_CONTEXT, invocation, GETTER);
+      span = this.tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
+      try {
+        answer = context.with(trace.setSpan(parent, span), invokeWith, undefined, invoker, invocation);
+      } catch (error) {
+        failed(span, spans.tri, error);
+        throw error;
+      }
+    }
+    if (answer instanceof Result) {
+      completed(span, spans.tri, answer);
+      return answer;
+    }
+    return settle(answer, span, spans.tri);
+  }
+
+  private spansOf(invoker: Invoker): InvokerSpans {
+    let spans = this.spans.get(invoker);
+    if (spans === undefined) this.spans.set(invoker, (spans = new InvokerSpans(invoker.getUrl())));
+    this.lastInvoker = invoker;
+    this.lastSpans = spans;
+    return spans;
+  }
+}
+
+function invokeWith(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
+  return invoker.invoke(invocation);
+}
+
+function settle(pending: Promise<Result>, span: Span, tri: boolean): Promise<Result> {
+  return pending.then(
+    (result) => {
+      completed(span, tri, result);
+      return result;
+    },
+    (error: unknown) => {
+      failed(span, tri, error);
+      throw error;
+    },
+  );
+}
+
+function completed(span: Span, tri: boolean, result: Result): void {
+  if (result.hasException()) {
+    failed(span, tri, result.exception);
+    return;
+  }
+  if (tri) span.setAttribute('rpc.grpc.status_code', GrpcStatus.OK);
+  span.end();
+}
+
+function failed(span: Span, tri: boolean, error: unknown): void {
+  if (span.isRecording()) {
+    const rpc = error instanceof RpcError ? error : undefined;
+    const business = rpc === undefined || rpc.isBiz;
+    const type = rpc !== undefined && !rpc.isBiz ? rpc.code : error instanceof Error ? error.name : typeof error;
+    span.setAttribute('error.type', type);
+    span.setAttribute('weft.error.business', business);
+    if (tri) span.setAttribute('rpc.grpc.status_code', rpc?.grpcStatus ?? grpcStatusOf(rpc?.code ?? RpcErrorCode.UNKNOWN));
+    span.recordException(error instanceof Error ? error : String(error));
+    span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+  }
+  span.end();
+}
+
+/** The gRPC status a `tri` peer sees for a code (the table of `@weft/protocol-triple`). */
+function grpcStatusOf(code: RpcErrorCode): number {
+  switch (code) {
+    case RpcErrorCode.TIMEOUT:
+    case RpcErrorCode.TIMEOUT_TERMINATE:
+      return GrpcStatus.DEADLINE_EXCEEDED;
+    case RpcErrorCode.FORBIDDEN:
+      return GrpcStatus.PERMISSION_DENIED;
+    case RpcErrorCode.AUTHORIZATION:
+      return GrpcStatus.UNAUTHENTICATED;
+    case RpcErrorCode.NETWORK:
+    case RpcErrorCode.LIMIT_EXCEEDED:
+      return GrpcStatus.UNAVAILABLE;
+    case RpcErrorCode.METHOD_NOT_FOUND:
+      return GrpcStatus.NOT_FOUND;
+    case RpcErrorCode.SERIALIZATION:
+      return GrpcStatus.INTERNAL;
+    case RpcErrorCode.CANCELLED:
+      return GrpcStatus.CANCELLED;
+    default:
+      return GrpcStatus.UNKNOWN;
+  }
+}
+
