@@ -124,6 +124,7 @@ describe('the docs site', () => {
       'Getting_started.html',
       'Governance.html',
       'Manifest_reference.html',
+      'Observability.html',
       'URL_parameters.html',
       'Writing_an_extension.html',
       'gRPC_and_protobuf.html',

@@ -69,6 +69,7 @@ const ROWS: readonly (readonly [string, string | readonly string[], boolean?])[]
   ['circuitbreaker.force', '@weft/filter-circuitbreaker', true],
   ['circuitbreaker.resource', '@weft/filter-circuitbreaker'],
   ['circuitbreaker.per-address', '@weft/filter-circuitbreaker'],
+  ['metrics.level', '@weft/filter-metrics'],
   ['enable-timeout-countdown', '@weft/filter-context'],
   ['remote.application', [CORE, '@weft/filter-context']],
   ['_TO', '@weft/filter-context'],
