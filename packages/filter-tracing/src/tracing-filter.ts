@@ -36,7 +36,7 @@ class InvokerSpans {
   readonly client: boolean;
   readonly tri: boolean;
   readonly interfaceName: string;
-  private readonly attributes = new Map<string, Attributes>();
+  private readonly methods = new Map<string, MethodSpans>();
 
   constructor(private readonly url: URL) {
     this.client = url.getParameter('side') === 'consumer';
@@ -44,29 +44,38 @@ class InvokerSpans {
     this.interfaceName = url.getParameter('interface') || url.path;
   }
 
-  /** The start attributes of a method's spans (computed once per method). */
-  attributesOf(invocation: Invocation): Attributes {
-    const method = invocation.methodName;
-    let attributes = this.attributes.get(method);
-    if (attributes === undefined) {
-      const idl = invocation.method?.idl !== undefined;
-      attributes = {
-        'rpc.system': this.tri && idl ? 'grpc' : TracingDefaults.RPC_SYSTEM,
-        'rpc.service': this.interfaceName,
-        'rpc.method': method,
-      };
-      if (this.client) {
-        attributes['net.peer.name'] = this.url.host;
-        attributes['server.address'] = this.url.host;
-        if (this.url.port !== 0) {
-          attributes['net.peer.port'] = this.url.port;
-          attributes['server.port'] = this.url.port;
-        }
-      }
-      this.attributes.set(method, Object.freeze(attributes));
-    }
-    return attributes;
+  /** The span name and start attributes of a method's spans (computed once per method). */
+  of(invocation: Invocation): MethodSpans {
+    let spans = this.methods.get(invocation.methodName);
+    if (spans === undefined) this.methods.set(invocation.methodName, (spans = this.describe(invocation)));
+    return spans;
   }
+
+  private describe(invocation: Invocation): MethodSpans {
+    const idl = invocation.method?.idl;
+    // An IDL method is known on the wire (and to gRPC peers) by its IDL name: `SayHello`, not `sayHello`.
+    const method = idl?.name ?? invocation.methodName;
+    const attributes: Attributes = {
+      'rpc.system': this.tri && idl !== undefined ? 'grpc' : TracingDefaults.RPC_SYSTEM,
+      'rpc.service': this.interfaceName,
+      'rpc.method': method,
+    };
+    if (this.client) {
+      attributes['net.peer.name'] = this.url.host;
+      attributes['server.address'] = this.url.host;
+      if (this.url.port !== 0) {
+        attributes['net.peer.port'] = this.url.port;
+        attributes['server.port'] = this.url.port;
+      }
+    }
+    return { name: `${this.interfaceName}/${method}`, attributes: Object.freeze(attributes) };
+  }
+}
+
+/** A method's span name and start attributes. */
+interface MethodSpans {
+  readonly name: string;
+  readonly attributes: Attributes;
 }
 
 /**
@@ -105,8 +114,7 @@ export class TracingFilter extends Filter {
   /** Starts the span, propagates or restores its context, and ends it with the call's outcome. */
   invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     const spans = invoker === this.lastInvoker ? (this.lastSpans as InvokerSpans) : this.spansOf(invoker);
-    const attributes = spans.attributesOf(invocation);
-    const name = `${spans.interfaceName}/${invocation.methodName}`;
+    const { name, attributes } = spans.of(invocation);
     let answer: Result | Promise<Result>;
     let span: Span;
     if (spans.client) {
