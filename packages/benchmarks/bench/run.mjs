@@ -215,6 +215,8 @@ const silent = new (class extends Logger {
 // ------------------------------------------------------------------------------------------------------------
 // Redis limiter (@weft/tps-limiter-redis) vs the memory limiter: decisions/s and the latency added per call.
 await (await import('./redis-limiter.mjs')).benchRedisLimiter(figures, silent);
+// @weft/filter-metrics and @weft/filter-tracing: added cost per call (fresh processes; observability.mjs).
+await (await import('./observability.mjs')).benchObservability(figures);
 // 4. Streaming over tri vs @grpc/grpc-js: server-streaming throughput, bidi ping-pong latency, 1,000 idle
 // connections' server RSS. Servers run in child processes (grpc-streaming.mjs spawns stream-server.mjs per stack).
 {

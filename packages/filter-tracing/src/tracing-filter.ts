@@ -5,7 +5,9 @@ import {
   SpanKind,
   SpanStatusCode,
   trace,
+  isSpanContextValid,
   type Attributes,
+  type SpanOptions,
   type Span,
   type TextMapGetter,
   type TextMapSetter,
@@ -68,14 +70,16 @@ class InvokerSpans {
         attributes['server.port'] = this.url.port;
       }
     }
-    return { name: `${this.interfaceName}/${method}`, attributes: Object.freeze(attributes) };
+    const kind = this.client ? SpanKind.CLIENT : SpanKind.SERVER;
+    return { name: `${this.interfaceName}/${method}`, options: Object.freeze({ kind, attributes: Object.freeze(attributes) }) };
   }
 }
 
 /** A method's span name and start attributes. */
 interface MethodSpans {
   readonly name: string;
-  readonly attributes: Attributes;
+  /** The `startSpan` options: kind and attributes. */
+  readonly options: SpanOptions;
 }
 
 /**
@@ -114,13 +118,16 @@ export class TracingFilter extends Filter {
   /** Starts the span, propagates or restores its context, and ends it with the call's outcome. */
   invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     const spans = invoker === this.lastInvoker ? (this.lastSpans as InvokerSpans) : this.spansOf(invoker);
-    const { name, attributes } = spans.of(invocation);
+    const { name, options } = spans.of(invocation);
     let answer: Result | Promise<Result>;
     let span: Span;
     if (spans.client) {
       const parent = context.active();
-      span = this.tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, parent);
-      propagation.inject(trace.setSpan(parent, span), invocation, SETTER);
+      span = this.tracer.startSpan(name, options, parent);
+      // Nothing to propagate without a span context or baggage (no SDK, no incoming trace): no context is built.
+      if (span.isRecording() || isSpanContextValid(span.spanContext()) || propagation.getBaggage(parent) !== undefined) {
+        propagation.inject(trace.setSpan(parent, span), invocation, SETTER);
+      }
       try {
         answer = invoker.invoke(invocation);
       } catch (error) {
@@ -129,9 +136,13 @@ export class TracingFilter extends Filter {
       }
     } else {
       const parent = propagation.extract(ROOT_CONTEXT, invocation, GETTER);
-      span = this.tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
+      span = this.tracer.startSpan(name, options, parent);
       try {
-        answer = context.with(trace.setSpan(parent, span), invokeWith, undefined, invoker, invocation);
+        // A non-recording span under the root context (no SDK, nothing extracted) has no context to restore.
+        answer =
+          !span.isRecording() && parent === ROOT_CONTEXT
+            ? invoker.invoke(invocation)
+            : context.with(trace.setSpan(parent, span), invokeWith, undefined, invoker, invocation);
       } catch (error) {
         failed(span, spans.tri, error);
         throw error;
@@ -175,7 +186,7 @@ function completed(span: Span, tri: boolean, result: Result): void {
     failed(span, tri, result.exception);
     return;
   }
-  if (tri) span.setAttribute('rpc.grpc.status_code', GrpcStatus.OK);
+  if (tri && span.isRecording()) span.setAttribute('rpc.grpc.status_code', GrpcStatus.OK);
   span.end();
 }
 
