@@ -100,8 +100,8 @@ interface MethodSpans {
  * propagation fields (W3C `traceparent`, `tracestate`, `baggage` with the default propagators) travel as
  * attachments, which `tri` sends as HTTP/2 headers of those names. A business error or a framework failure
  * marks the span as error, records the exception, and sets `error.type` (the error's name, or the `RpcError`
- * code) and `weft.error.business` (`true` for a business error). Streaming calls get one span, ended when the
- * call is set up.
+ * code) and `weft.error.business` (`true` for a business error). A streaming call passes the chain once and
+ * settles when its stream ended: one span, ended with the final status.
  *
  * @example
  * ```ts

@@ -27,6 +27,8 @@ const Greeter = defineService('org.acme.Greeter', {
   decline: { args: [String], throws: [Declined] },
 });
 
+const Ticker = defineService('org.acme.Ticker', { countdown: { args: [Number], returns: Number, stream: 'server' } });
+
 const PACKAGES = ['@weft/core', '@weft/cluster', '@weft/protocol-triple', '@weft/filter-tracing'];
 let providerRoot: TestApp;
 let consumerRoot: TestApp;
@@ -129,6 +131,22 @@ describe('one trace across processes over tri', () => {
     expect(server?.parentSpanId).toBe(client?.spanId);
     // No traceparent without an active span: the call is a new trace of its own, not a child of a bogus parent.
     expect(client?.parentSpanId).toBeUndefined();
+  });
+
+  it('a server-streaming call gets one client and one server span, covering the whole stream', async () => {
+    exporter.reset();
+    const ticker = await app.refer(Ticker, { url: `tri://127.0.0.1:${port}`, retries: 0, timeout: 5000 });
+    const ticks: number[] = [];
+    for await (const n of ticker.countdown(3)) ticks.push(n);
+    expect(ticks).toEqual([3, 2, 1]);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const clients = exporter.getFinishedSpans().map(spanData).filter((s) => s.name === 'org.acme.Ticker/countdown');
+    const servers = (await providerSpans()).filter((s) => s.name === 'org.acme.Ticker/countdown');
+    expect([clients.length, servers.length]).toEqual([1, 1]);
+    expect(servers[0]?.parentSpanId).toBe(clients[0]?.spanId);
+    // Three ticks 25 ms apart: the spans end with the stream, not when it was set up.
+    expect(servers[0]?.durationMs).toBeGreaterThanOrEqual(70);
+    expect(clients[0]?.durationMs).toBeGreaterThanOrEqual(70);
   });
 
   it('is activated on both sides by its manifest', () => {

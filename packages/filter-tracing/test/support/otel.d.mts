@@ -10,6 +10,7 @@ export interface SpanData {
   readonly attributes: Record<string, unknown>;
   readonly status: { readonly code: number; readonly message?: string };
   readonly events: readonly string[];
+  readonly durationMs: number;
 }
 export function installTracing(): InMemorySpanExporter;
 export function spanData(span: ReadableSpan): SpanData;

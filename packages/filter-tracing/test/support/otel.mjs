@@ -26,5 +26,6 @@ export function spanData(span) {
     attributes: span.attributes,
     status: span.status,
     events: span.events.map((e) => e.name),
+    durationMs: span.duration[0] * 1000 + span.duration[1] / 1e6,
   };
 }

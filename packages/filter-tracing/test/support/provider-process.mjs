@@ -20,6 +20,7 @@ const Greeter = defineService('org.acme.Greeter', {
   hello: { args: [String], returns: String },
   decline: { args: [String], throws: [Declined] },
 });
+const Ticker = defineService('org.acme.Ticker', { countdown: { args: [Number], returns: Number, stream: 'server' } });
 const Downstream = defineService('org.acme.Downstream', { ping: { args: [String], returns: String } });
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
@@ -41,6 +42,18 @@ await app.export(
       }),
     decline: (why) => {
       throw new Declined(`declined: ${why}`);
+    },
+  },
+  where,
+);
+await app.export(
+  Ticker,
+  {
+    async *countdown(from) {
+      for (let n = from; n > 0; n--) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        yield n;
+      }
     },
   },
   where,
