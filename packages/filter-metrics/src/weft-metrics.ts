@@ -53,7 +53,7 @@ class EventCounts {
   }
 }
 
-const BREAKER_STATES = ['closed', 'open', 'half-open'] as const;
+const BREAKER_STATES = ['closed', 'open', 'half-open', 'forced-open', 'forced-closed'] as const;
 
 /**
  * The metrics of one application: its prom-client registry, the series the `metrics` filter counts, the events
@@ -297,7 +297,7 @@ export class WeftMetrics {
     add(
       new CollectedGauge({
         name: 'weft_consumer_circuitbreaker_state',
-        help: 'Circuit breaker state per resource: 1 for the current state, 0 for the others.',
+        help: 'Circuit breaker state per resource (closed, open, half-open, forced-open, forced-closed): 1 for the current state, 0 for the others.',
         labelNames: ['application_name', 'resource', 'method', 'state'],
         registry,
         read: () => this.breakers.samples(),

@@ -162,7 +162,9 @@ export class RegistryDirectory extends Directory {
     const events = this.options.events;
     if (events?.listening('registry.notify') === true) {
       const registry = this.options.registry.getUrl();
-      events.emit({ type: 'registry.notify', service: this.service.name, category, urls: urls.length, registry: `${registry.protocol}://${registry.getAddress()}` });
+      // protocol://host:port (a folder for a host-less registry such as embedded://): never the credentials.
+      const where = registry.host === '' ? `/${registry.path.replace(/^\/+/, '')}` : registry.getAddress();
+      events.emit({ type: 'registry.notify', service: this.service.name, category, urls: urls.length, registry: `${registry.protocol}://${where}` });
     }
     try {
       if (category === RegistryCategory.PROVIDERS) {
