@@ -72,6 +72,10 @@ describe('series fed by events', () => {
     expect(value('dubbo_provider_requests_processing_total', busy)).toBe(0);
   });
 
+  it('counts the open tri connections of the provider (the consumer holds one)', () => {
+    expect(value('weft_connections', { application_name: 'metrics-events', protocol: 'tri', side: 'provider' })).toBe(1);
+  });
+
   it('shows the forced-open breaker: 1 for forced-open, 0 for the other states', () => {
     const resource = { application_name: 'metrics-events', resource: 'org.acme.Greeter#closedDoor' };
     const states = ['closed', 'open', 'half-open', 'forced-open', 'forced-closed'];
