@@ -40,7 +40,11 @@ class InvokerSpans {
   readonly interfaceName: string;
   private readonly methods = new Map<string, MethodSpans>();
 
-  constructor(private readonly url: URL) {
+  constructor(
+    private readonly url: URL,
+    /** Which attribute sets to emit (see {@link semconvOf}). */
+    readonly semconv: Semconv,
+  ) {
     this.client = url.getParameter('side') === 'consumer';
     this.tri = url.protocol === 'tri';
     this.interfaceName = url.getParameter('interface') || url.path;
@@ -57,16 +61,23 @@ class InvokerSpans {
     const idl = invocation.method?.idl;
     // An IDL method is known on the wire (and to gRPC peers) by its IDL name: `SayHello`, not `sayHello`.
     const method = idl?.name ?? invocation.methodName;
-    const attributes: Attributes = {
-      'rpc.system': this.tri && idl !== undefined ? 'grpc' : TracingDefaults.RPC_SYSTEM,
-      'rpc.service': this.interfaceName,
-      'rpc.method': method,
-    };
+    const grpc = this.tri && idl !== undefined;
+    const attributes: Attributes = {};
+    if (this.semconv.old) {
+      attributes['rpc.system'] = grpc ? 'grpc' : TracingDefaults.RPC_SYSTEM;
+      attributes['rpc.service'] = this.interfaceName;
+      attributes['rpc.method'] = method;
+    }
+    if (this.semconv.stable) {
+      // The RPC conventions' new set (OTEL_SEMCONV_STABILITY_OPT_IN=rpc): one fully-qualified rpc.method.
+      attributes['rpc.system.name'] = grpc ? 'grpc' : 'dubbo';
+      attributes['rpc.method'] = `${this.interfaceName}/${method}`;
+    }
     if (this.client) {
-      attributes['net.peer.name'] = this.url.host;
+      if (this.semconv.old) attributes['net.peer.name'] = this.url.host;
       attributes['server.address'] = this.url.host;
       if (this.url.port !== 0) {
-        attributes['net.peer.port'] = this.url.port;
+        if (this.semconv.old) attributes['net.peer.port'] = this.url.port;
         attributes['server.port'] = this.url.port;
       }
     }
@@ -100,7 +111,9 @@ interface MethodSpans {
  * propagation fields (W3C `traceparent`, `tracestate`, `baggage` with the default propagators) travel as
  * attachments, which `tri` sends as HTTP/2 headers of those names. A business error or a framework failure
  * marks the span as error, records the exception, and sets `error.type` (the error's name, or the `RpcError`
- * code) and `weft.error.business` (`true` for a business error). A streaming call passes the chain once and
+ * code) and `weft.error.business` (`true` for a business error). `OTEL_SEMCONV_STABILITY_OPT_IN=rpc` (read when
+ * the filter is created) switches to the new RPC conventions (`rpc.system.name`, fully-qualified `rpc.method`,
+ * `rpc.response.status_code`); `rpc/dup` emits both sets. A streaming call passes the chain once and
  * settles when its stream ended: one span, ended with the final status.
  *
  * @example
@@ -111,6 +124,7 @@ interface MethodSpans {
  */
 export class TracingFilter extends Filter {
   private readonly tracer: Tracer = trace.getTracer(TracingDefaults.TRACER_NAME);
+  private readonly semconv = semconvOf(process.env['OTEL_SEMCONV_STABILITY_OPT_IN']);
   private readonly spans = new WeakMap<Invoker, InvokerSpans>();
   private lastInvoker: Invoker | undefined;
   private lastSpans: InvokerSpans | undefined;
@@ -131,7 +145,7 @@ export class TracingFilter extends Filter {
       try {
         answer = invoker.invoke(invocation);
       } catch (error) {
-        failed(span, spans.tri, error);
+        failed(span, spans, error);
         throw error;
       }
     } else {
@@ -144,20 +158,20 @@ export class TracingFilter extends Filter {
             ? invoker.invoke(invocation)
             : context.with(trace.setSpan(parent, span), invokeWith, undefined, invoker, invocation);
       } catch (error) {
-        failed(span, spans.tri, error);
+        failed(span, spans, error);
         throw error;
       }
     }
     if (answer instanceof Result) {
-      completed(span, spans.tri, answer);
+      completed(span, spans, answer);
       return answer;
     }
-    return settle(answer, span, spans.tri);
+    return settle(answer, span, spans);
   }
 
   private spansOf(invoker: Invoker): InvokerSpans {
     let spans = this.spans.get(invoker);
-    if (spans === undefined) this.spans.set(invoker, (spans = new InvokerSpans(invoker.getUrl())));
+    if (spans === undefined) this.spans.set(invoker, (spans = new InvokerSpans(invoker.getUrl(), this.semconv)));
     this.lastInvoker = invoker;
     this.lastSpans = spans;
     return spans;
@@ -168,36 +182,41 @@ function invokeWith(invoker: Invoker, invocation: Invocation): Result | Promise<
   return invoker.invoke(invocation);
 }
 
-function settle(pending: Promise<Result>, span: Span, tri: boolean): Promise<Result> {
+function settle(pending: Promise<Result>, span: Span, spans: InvokerSpans): Promise<Result> {
   return pending.then(
     (result) => {
-      completed(span, tri, result);
+      completed(span, spans, result);
       return result;
     },
     (error: unknown) => {
-      failed(span, tri, error);
+      failed(span, spans, error);
       throw error;
     },
   );
 }
 
-function completed(span: Span, tri: boolean, result: Result): void {
+function completed(span: Span, spans: InvokerSpans, result: Result): void {
   if (result.hasException()) {
-    failed(span, tri, result.exception);
+    failed(span, spans, result.exception);
     return;
   }
-  if (tri && span.isRecording()) span.setAttribute('rpc.grpc.status_code', GrpcStatus.OK);
+  if (span.isRecording()) {
+    if (spans.tri && spans.semconv.old) span.setAttribute('rpc.grpc.status_code', GrpcStatus.OK);
+    if (spans.semconv.stable) span.setAttribute('rpc.response.status_code', 'OK');
+  }
   span.end();
 }
 
-function failed(span: Span, tri: boolean, error: unknown): void {
+function failed(span: Span, spans: InvokerSpans, error: unknown): void {
   if (span.isRecording()) {
     const rpc = error instanceof RpcError ? error : undefined;
     const business = rpc === undefined || rpc.isBiz;
     const type = rpc !== undefined && !rpc.isBiz ? rpc.code : error instanceof Error ? error.name : typeof error;
     span.setAttribute('error.type', type);
     span.setAttribute('weft.error.business', business);
-    if (tri) span.setAttribute('rpc.grpc.status_code', rpc?.grpcStatus ?? grpcStatusOf(rpc?.code ?? RpcErrorCode.UNKNOWN));
+    const status = rpc?.grpcStatus ?? grpcStatusOf(rpc?.code ?? RpcErrorCode.UNKNOWN);
+    if (spans.tri && spans.semconv.old) span.setAttribute('rpc.grpc.status_code', status);
+    if (spans.semconv.stable) span.setAttribute('rpc.response.status_code', STATUS_NAMES[status] ?? 'UNKNOWN');
     span.recordException(error instanceof Error ? error : String(error));
     span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
   }
@@ -228,3 +247,23 @@ function grpcStatusOf(code: RpcErrorCode): number {
   }
 }
 
+
+/** The `google.rpc.Code` names, by number (the new conventions' `rpc.response.status_code`). */
+const STATUS_NAMES: Readonly<Record<number, string>> = Object.fromEntries(Object.entries(GrpcStatus).map(([name, code]) => [code, name]));
+
+/** Which attribute sets the spans carry: Dubbo's (Java-compatible, the default), the new RPC conventions, or both. */
+interface Semconv {
+  readonly old: boolean;
+  readonly stable: boolean;
+}
+
+/**
+ * Reads `OTEL_SEMCONV_STABILITY_OPT_IN` (a comma list) as OpenTelemetry instrumentations do: `rpc` → the new set
+ * only, `rpc/dup` → both, anything else → the old (Java Dubbo 3.3) set.
+ */
+function semconvOf(optIn: string | undefined): Semconv {
+  const values = (optIn ?? '').split(',').map((v) => v.trim().toLowerCase());
+  if (values.includes('rpc/dup')) return { old: true, stable: true };
+  if (values.includes('rpc')) return { old: false, stable: true };
+  return { old: true, stable: false };
+}
