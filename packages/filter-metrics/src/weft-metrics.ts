@@ -11,7 +11,8 @@ import { MethodStats } from './method-stats.js';
 /** The label names of every RPC series (Dubbo's `MethodMetric`). */
 export const RPC_LABELS = ['application_name', 'interface', 'method', 'group', 'version'] as const;
 
-type Side = 'provider' | 'consumer';
+/** Which side of a call a series counts. */
+export type MetricsSide = 'provider' | 'consumer';
 
 /** Options of {@link WeftMetrics.listen}. */
 export interface MetricsServerOptions {
@@ -114,7 +115,7 @@ export class WeftMetrics {
    * The series of one label set on one side, created on first use (at chain build or first call of a method —
    * never per call: the filter keeps what this returns).
    */
-  statsOf(side: Side, url: URL, method: string): MethodStats {
+  statsOf(side: MetricsSide, url: URL, method: string): MethodStats {
     const labels = {
       application_name: this.app.name,
       interface: url.getParameter('interface') || url.path,
