@@ -1,5 +1,6 @@
 import {
   context,
+  INVALID_SPAN_CONTEXT,
   propagation,
   ROOT_CONTEXT,
   SpanKind,
@@ -139,7 +140,7 @@ export class TracingFilter extends Filter {
       const parent = context.active();
       span = this.tracer.startSpan(name, options, parent);
       // Nothing to propagate without a span context or baggage (no SDK, no incoming trace): no context is built.
-      if (span.isRecording() || isSpanContextValid(span.spanContext()) || propagation.getBaggage(parent) !== undefined) {
+      if (span.isRecording() || hasContext(span) || propagation.getBaggage(parent) !== undefined) {
         propagation.inject(trace.setSpan(parent, span), invocation, SETTER);
       }
       try {
@@ -176,6 +177,12 @@ export class TracingFilter extends Filter {
     this.lastSpans = spans;
     return spans;
   }
+}
+
+/** Whether a span carries a trace context to propagate (the no-op tracer's span without a parent does not). */
+function hasContext(span: Span): boolean {
+  const spanContext = span.spanContext();
+  return spanContext !== INVALID_SPAN_CONTEXT && isSpanContextValid(spanContext);
 }
 
 function invokeWith(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
