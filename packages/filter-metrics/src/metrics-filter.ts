@@ -55,8 +55,11 @@ class InvokerSeries {
 export class MetricsFilter extends Filter {
   private readonly metrics: WeftMetrics;
   private readonly series = new WeakMap<Invoker, InvokerSeries>();
+  // Two one-entry caches in front of the WeakMap: an injvm call runs a consumer and a provider chain, alternately.
   private lastInvoker: Invoker | undefined;
   private lastSeries: InvokerSeries | undefined;
+  private previousInvoker: Invoker | undefined;
+  private previousSeries: InvokerSeries | undefined;
 
   constructor(@Inject(ApplicationModel) app: ApplicationModel) {
     super();
@@ -65,7 +68,12 @@ export class MetricsFilter extends Filter {
 
   /** Counts the call, its outcome and its response time. */
   invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
-    const series = invoker === this.lastInvoker ? (this.lastSeries as InvokerSeries) : this.seriesOf(invoker);
+    const series =
+      invoker === this.lastInvoker
+        ? (this.lastSeries as InvokerSeries)
+        : invoker === this.previousInvoker
+          ? (this.previousSeries as InvokerSeries)
+          : this.seriesOf(invoker);
     const stats = series.of(invocation.methodName);
     stats.begin();
     const start = performance.now();
@@ -87,6 +95,8 @@ export class MetricsFilter extends Filter {
   private seriesOf(invoker: Invoker): InvokerSeries {
     let series = this.series.get(invoker);
     if (series === undefined) this.series.set(invoker, (series = new InvokerSeries(this.metrics, invoker)));
+    this.previousInvoker = this.lastInvoker;
+    this.previousSeries = this.lastSeries;
     this.lastInvoker = invoker;
     this.lastSeries = series;
     return series;

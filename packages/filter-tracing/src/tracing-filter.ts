@@ -127,12 +127,20 @@ export class TracingFilter extends Filter {
   private readonly tracer: Tracer = trace.getTracer(TracingDefaults.TRACER_NAME);
   private readonly semconv = semconvOf(process.env['OTEL_SEMCONV_STABILITY_OPT_IN']);
   private readonly spans = new WeakMap<Invoker, InvokerSpans>();
+  // Two one-entry caches in front of the WeakMap: an injvm call runs a consumer and a provider chain, alternately.
   private lastInvoker: Invoker | undefined;
   private lastSpans: InvokerSpans | undefined;
+  private previousInvoker: Invoker | undefined;
+  private previousSpans: InvokerSpans | undefined;
 
   /** Starts the span, propagates or restores its context, and ends it with the call's outcome. */
   invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
-    const spans = invoker === this.lastInvoker ? (this.lastSpans as InvokerSpans) : this.spansOf(invoker);
+    const spans =
+      invoker === this.lastInvoker
+        ? (this.lastSpans as InvokerSpans)
+        : invoker === this.previousInvoker
+          ? (this.previousSpans as InvokerSpans)
+          : this.spansOf(invoker);
     const { name, options } = spans.of(invocation);
     let answer: Result | Promise<Result>;
     let span: Span;
@@ -173,6 +181,8 @@ export class TracingFilter extends Filter {
   private spansOf(invoker: Invoker): InvokerSpans {
     let spans = this.spans.get(invoker);
     if (spans === undefined) this.spans.set(invoker, (spans = new InvokerSpans(invoker.getUrl(), this.semconv)));
+    this.previousInvoker = this.lastInvoker;
+    this.previousSpans = this.lastSpans;
     this.lastInvoker = invoker;
     this.lastSpans = spans;
     return spans;
