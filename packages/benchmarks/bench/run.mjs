@@ -223,6 +223,8 @@ await (await import('./hessian.mjs')).benchHessian(figures);
 await (await import('./dubbo-echo.mjs')).benchDubboEcho(figures);
 // Rule scale (issue 18): 10,000 override rules applied by a RegistryDirectory, in one notification and one at a time.
 await (await import('./rule-scale.mjs')).benchRuleScale(figures);
+// @weft/filter-metrics and @weft/filter-tracing: added cost per call (fresh processes; observability.mjs).
+await (await import('./observability.mjs')).benchObservability(figures);
 // 4. Streaming over tri vs @grpc/grpc-js: server-streaming throughput, bidi ping-pong latency, 1,000 idle
 // connections' server RSS. Servers run in child processes (grpc-streaming.mjs spawns stream-server.mjs per stack).
 {

@@ -24,6 +24,7 @@ export { Invoker } from './rpc/invoker.js';
 export { Filter } from './filter/filter.js';
 export { RpcStatus, RpcStatusRegistry } from './rpc/rpc-status.js';
 export { RandomSource } from './rpc/random-source.js';
+export { ApplicationEvents, type WeftEvent, type WeftEventListener } from './common/application-events.js';
 export {
   defineService,
   ServiceDefinition,

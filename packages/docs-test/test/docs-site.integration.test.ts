@@ -125,6 +125,7 @@ describe('the docs site', () => {
       'Getting_started.html',
       'Governance.html',
       'Manifest_reference.html',
+      'Observability.html',
       'Security.html',
       'URL_parameters.html',
       'Writing_an_extension.html',

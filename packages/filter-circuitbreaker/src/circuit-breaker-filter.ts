@@ -1,4 +1,4 @@
-import { Filter, Logger, PendingResult, Result, RpcError, RpcErrorCode, type Invocation, type Invoker, type URL } from '@weft/core';
+import { ApplicationEvents, Filter, Logger, PendingResult, Result, RpcError, RpcErrorCode, type Invocation, type Invoker, type URL } from '@weft/core';
 import { Inject } from '@weft/core/spi';
 
 import { CircuitBreaker, Outcome, REJECT } from './circuit-breaker.js';
@@ -101,9 +101,9 @@ export class CircuitBreakerFilter extends Filter {
   private lastMethod: string | undefined;
   private lastSlot: Slot | undefined;
 
-  constructor(@Inject(Logger) logger: Logger) {
+  constructor(@Inject(Logger) logger: Logger, @Inject(ApplicationEvents) events: ApplicationEvents) {
     super();
-    this.breakers = new CircuitBreakerRegistry(logger);
+    this.breakers = new CircuitBreakerRegistry(logger, events);
   }
 
   /** Admits the call (counting its outcome) or rejects it with `circuit-open`. */

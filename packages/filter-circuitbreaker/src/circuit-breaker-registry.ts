@@ -1,4 +1,4 @@
-import type { Logger } from '@weft/core';
+import type { ApplicationEvents, Logger } from '@weft/core';
 
 import { CircuitBreaker, type CircuitBreakerState, type CircuitBreakerTransitionReason } from './circuit-breaker.js';
 import { describeRule, type CircuitBreakerRule } from './circuit-breaker-rule.js';
@@ -72,7 +72,10 @@ export class CircuitBreakerRegistry {
   private readonly sink = (breaker: CircuitBreaker, from: CircuitBreakerState, to: CircuitBreakerState, reason: CircuitBreakerTransitionReason): void =>
     this.changed(breaker, from, to, reason);
 
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    private readonly events?: ApplicationEvents,
+  ) {}
 
   /** The registry's clock (ms, monotonic unless replaced). */
   get now(): () => number {
@@ -161,6 +164,8 @@ export class CircuitBreakerRegistry {
         }
       }
     }
+    // The application's event channel (metrics and other observers that do not import this package).
+    this.events?.emit({ type: 'circuitbreaker.state', service: rule.service, method: rule.method, resource: rule.resource, address: rule.address, from, to, reason });
   }
 }
 

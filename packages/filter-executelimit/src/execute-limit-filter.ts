@@ -1,4 +1,4 @@
-import { Filter, Result, RpcError, RpcErrorCode, RpcStatusRegistry, type Invocation, type Invoker, type URL } from '@weft/core';
+import { ApplicationEvents, Filter, Result, RpcError, RpcErrorCode, RpcStatusRegistry, type Invocation, type Invoker, type URL } from '@weft/core';
 import { Inject } from '@weft/core/spi';
 
 /**
@@ -59,7 +59,10 @@ class Execution {
  * ```
  */
 export class ExecuteLimitFilter extends Filter {
-  constructor(@Inject(RpcStatusRegistry) private readonly statuses: RpcStatusRegistry) {
+  constructor(
+    @Inject(RpcStatusRegistry) private readonly statuses: RpcStatusRegistry,
+    @Inject(ApplicationEvents) private readonly events: ApplicationEvents,
+  ) {
     super();
   }
 
@@ -71,7 +74,7 @@ export class ExecuteLimitFilter extends Filter {
     const url = invoker.getUrl();
     const method = invocation.methodName;
     const max = url.getMethodParameter(method, 'executes', 0);
-    if (!this.statuses.beginCount(url, method, max)) return Promise.reject(this.exceeded(url, method, max));
+    if (!this.statuses.beginCount(url, method, max)) return Promise.reject(this.refused(url, method, max));
     const start = performance.now();
     let answer: Result | Promise<Result>;
     try {
@@ -101,6 +104,11 @@ export class ExecuteLimitFilter extends Filter {
         throw error;
       },
     );
+  }
+
+  private refused(url: URL, method: string, max: number): RpcError {
+    if (this.events.listening('limit.refused')) this.events.emit({ type: 'limit.refused', limiter: 'executelimit', service: url.path, method, url });
+    return this.exceeded(url, method, max);
   }
 
   private exceeded(url: URL, method: string, max: number): RpcError {

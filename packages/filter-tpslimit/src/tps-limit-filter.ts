@@ -1,5 +1,5 @@
-import { Filter, RpcError, RpcErrorCode, type ExtensionLoader, type Invocation, type Invoker, type Result, type URL } from '@weft/core';
-import { InjectLoader } from '@weft/core/spi';
+import { ApplicationEvents, Filter, RpcError, RpcErrorCode, type ExtensionLoader, type Invocation, type Invoker, type Result, type URL } from '@weft/core';
+import { Inject, InjectLoader } from '@weft/core/spi';
 
 import { TpsDefaults, TpsKeys } from './tps-keys.js';
 import { TpsLimiter } from './tps-limiter.js';
@@ -37,7 +37,10 @@ import { tpsRuleOf } from './tps-rule.js';
  * ```
  */
 export class TpsLimitFilter extends Filter {
-  constructor(@InjectLoader(TpsLimiter) private readonly limiters: ExtensionLoader<TpsLimiter>) {
+  constructor(
+    @InjectLoader(TpsLimiter) private readonly limiters: ExtensionLoader<TpsLimiter>,
+    @Inject(ApplicationEvents) private readonly events: ApplicationEvents,
+  ) {
     super();
   }
 
@@ -61,6 +64,7 @@ export class TpsLimitFilter extends Filter {
 
   private exceeded(url: URL, invocation: Invocation, limiter: string): RpcError {
     const method = invocation.methodName;
+    if (this.events.listening('limit.refused')) this.events.emit({ type: 'limit.refused', limiter: 'tps', service: url.path, method, url });
     const service = url.getServiceKey() ?? url.path;
     const { rate, interval, scope } = tpsRuleOf(url, method);
     const window = scope === 'method' ? `the window of method ${method}` : `the window shared by the methods of ${service}`;

@@ -1,4 +1,4 @@
-import { Invoker, Result, RpcError, RpcErrorCode, type Directory, type Invocation, type Logger, type URL } from '@weft/core';
+import { Invoker, Result, RpcError, RpcErrorCode, type ApplicationEvents, type Directory, type Invocation, type Logger, type URL } from '@weft/core';
 import { safeLog } from '@weft/core/spi';
 
 import { FailMockWarnings } from './fail-mock-warnings.js';
@@ -54,6 +54,7 @@ export class MockClusterInvoker extends Invoker {
     private readonly logger: Logger,
     private readonly expressions: MockExpressionCache = new MockExpressionCache(),
     private readonly warnings: FailMockWarnings = new FailMockWarnings(logger),
+    private readonly events?: ApplicationEvents,
   ) {
     super();
   }
@@ -109,6 +110,9 @@ export class MockClusterInvoker extends Invoker {
       // Validated at refer/override time; a value that slipped through keeps the default.
     }
     this.warnings.degraded(url.getServiceKey() ?? url.path, invocation.methodName, failure.message, interval);
+    if (this.events?.listening('mock.fail') === true) {
+      this.events.emit({ type: 'mock.fail', service: url.path, method: invocation.methodName, url, code: failure.code });
+    }
     return this.mockInvoke(invocation, url, failure);
   }
 
@@ -148,6 +152,7 @@ export class MockClusterInvoker extends Invoker {
 
   private forceMock(invocation: Invocation, url: URL): Result | Promise<Result> {
     safeLog(this.logger, 'debug', `force-mock ${url.getServiceKey()}.${invocation.methodName}: no provider is called`);
+    if (this.events?.listening('mock.force') === true) this.events.emit({ type: 'mock.force', service: url.path, method: invocation.methodName, url });
     return this.mockInvoke(invocation, url, undefined);
   }
 

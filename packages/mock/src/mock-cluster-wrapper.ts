@@ -1,4 +1,4 @@
-import { ApplicationModel, Cluster, Logger, type Directory, type Invoker } from '@weft/core';
+import { ApplicationEvents, ApplicationModel, Cluster, Logger, type Directory, type Invoker } from '@weft/core';
 import { Inject, InjectWrapped } from '@weft/core/spi';
 
 import { FailMockWarnings } from './fail-mock-warnings.js';
@@ -33,6 +33,7 @@ export class MockClusterWrapper extends Cluster {
       this.logger,
       MockExpressionCache.of(this.app),
       FailMockWarnings.of(this.app),
+      this.app.getService(ApplicationEvents),
     );
   }
 }

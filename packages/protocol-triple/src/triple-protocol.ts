@@ -6,6 +6,7 @@ import {
   InjectLoader,
   Logger,
   maskSecrets,
+  ApplicationEvents,
   Protocol,
   safeLog,
   Serialization,
@@ -66,6 +67,7 @@ export class TripleProtocol extends Protocol {
   constructor(
     @InjectLoader(Serialization) private readonly serializations: ExtensionLoader<Serialization>,
     @Inject(Logger) private readonly logger: Logger,
+    @Inject(ApplicationEvents) private readonly events: ApplicationEvents,
   ) {
     super();
   }
@@ -196,7 +198,7 @@ export class TripleProtocol extends Protocol {
     const address = `${host}:${port}`;
     let pending = this.servers.get(address);
     if (pending === undefined) {
-      const server = new TripleServer(host, port, serverOptions(url), this.logger, this.codecOf(url.removeParameter(TripleKeys.SERIALIZATION)));
+      const server = new TripleServer(host, port, serverOptions(url), this.logger, this.codecOf(url.removeParameter(TripleKeys.SERIALIZATION)), this.events);
       pending = server.listen().then(() => server);
       this.servers.set(address, pending);
       pending.catch(() => {

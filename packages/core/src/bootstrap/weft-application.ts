@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { networkInterfaces } from 'node:os';
 
+import { ApplicationEvents } from '../common/application-events.js';
 import { safeLog, type Logger } from '../common/logger.js';
 import { maskedIdentity, maskSecrets, maskUrlText } from '../common/mask-secrets.js';
 import { Cluster } from '../cluster/cluster.js';
@@ -441,6 +442,7 @@ export class WeftApplication {
       validate: (url, where) => this.checker.validate(url, where, 'reference.filter', service, 'consumer'),
       checkKeys: (keys, where) => this.checker.checkKeys(keys, service, where),
       statuses: this.model.getService(RpcStatusRegistry),
+      events: this.model.getService(ApplicationEvents),
     });
     const registeredConsumer = registeredConsumerUrl(consumerUrl);
     try {

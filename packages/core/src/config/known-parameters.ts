@@ -75,6 +75,7 @@ const ROWS: readonly (readonly [string, string | readonly string[], boolean?])[]
   ['circuitbreaker.force', '@weft/filter-circuitbreaker', true],
   ['circuitbreaker.resource', '@weft/filter-circuitbreaker'],
   ['circuitbreaker.per-address', '@weft/filter-circuitbreaker'],
+  ['metrics.level', '@weft/filter-metrics'],
   ['enable-timeout-countdown', '@weft/filter-context'],
   ['context.async', '@weft/filter-context'],
   ['remote.application', [CORE, '@weft/filter-context']],

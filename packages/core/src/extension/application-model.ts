@@ -1,3 +1,4 @@
+import { ApplicationEvents } from '../common/application-events.js';
 import { Logger } from '../common/logger.js';
 import { RandomSource } from '../rpc/random-source.js';
 import { RpcStatusRegistry } from '../rpc/rpc-status.js';
@@ -12,7 +13,7 @@ import { ScopeModel } from './scope-model.js';
  * Created with `framework.newApplication(name)`. Application-scoped extension points (the default) get one
  * loader per application, so two applications in one process never share extension instances, counters or
  * caches. Framework-scoped points are delegated to the framework. Each application registers the services
- * `ApplicationModel`, `Logger`, `RpcStatusRegistry` and `RandomSource` (replaceable with `registerService`).
+ * `ApplicationModel`, `Logger`, `RpcStatusRegistry`, `RandomSource` and `ApplicationEvents` (replaceable with `registerService`).
  *
  * @example
  * ```ts
@@ -42,6 +43,7 @@ export class ApplicationModel extends ScopeModel {
     this.registerSelf(ApplicationModel, Logger);
     this.registerService(RpcStatusRegistry, new RpcStatusRegistry());
     this.registerService(RandomSource, new RandomSource());
+    this.registerService(ApplicationEvents, new ApplicationEvents(this.logger));
   }
 
   get index(): ManifestIndex {

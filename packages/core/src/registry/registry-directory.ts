@@ -1,3 +1,4 @@
+import type { ApplicationEvents } from '../common/application-events.js';
 import { safeLog, type Logger } from '../common/logger.js';
 import { Directory } from '../cluster/directory.js';
 import type { ExtensionLoader } from '../extension/extension-loader.js';
@@ -39,6 +40,8 @@ export interface RegistryDirectoryOptions {
   readonly checkKeys?: (keys: Iterable<string>, where: string) => void;
   /** When given, the counters of invokers the directory destroys are released (bounded memory). */
   readonly statuses?: RpcStatusRegistry;
+  /** When given, every notification is reported as a `registry.notify` event (category, URL count). */
+  readonly events?: ApplicationEvents;
 }
 
 /**
@@ -197,6 +200,13 @@ export class RegistryDirectory extends Directory {
 
   private async apply(category: RegistryCategory, urls: readonly URL[]): Promise<void> {
     if (this.destroyed) return;
+    const events = this.options.events;
+    if (events?.listening('registry.notify') === true) {
+      const registry = this.options.registry.getUrl();
+      // protocol://host:port (a folder for a host-less registry such as embedded://): never the credentials.
+      const where = registry.host === '' ? `/${registry.path.replace(/^\/+/, '')}` : registry.getAddress();
+      events.emit({ type: 'registry.notify', service: this.service.name, category, urls: urls.length, registry: `${registry.protocol}://${where}` });
+    }
     try {
       if (category === RegistryCategory.PROVIDERS) {
         this.providerUrls = urls.filter((u) => u.protocol !== 'empty');

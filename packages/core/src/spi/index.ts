@@ -60,6 +60,7 @@ export { Invoker } from '../rpc/invoker.js';
 export { Filter } from '../filter/filter.js';
 export { RpcStatus, RpcStatusRegistry } from '../rpc/rpc-status.js';
 export { RandomSource } from '../rpc/random-source.js';
+export { ApplicationEvents, type WeftEvent, type WeftEventListener } from '../common/application-events.js';
 export { StreamPort, isStreamSource, type StreamKind } from '../rpc/stream-port.js';
 export { ServiceDefinition, type IdlMethod, type MethodDescriptor, type TypeDescriptor } from '../service/service-definition.js';
 export { Protocol } from '../protocol/protocol.js';

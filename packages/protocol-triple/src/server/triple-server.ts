@@ -2,7 +2,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import http2, { type Http2Session, type IncomingHttpHeaders, type ServerHttp2Session, type ServerHttp2Stream } from 'node:http2';
 import net, { type Socket } from 'node:net';
 
-import { Invocation, Result, RpcError, RpcErrorCode, safeLog, URL, type Logger } from '@weft/core/spi';
+import { Invocation, Result, RpcError, RpcErrorCode, safeLog, URL, type ApplicationEvents, type Logger } from '@weft/core/spi';
 
 import { readAttachmentHeaders, writeAttachmentHeaders, type InboundHeaders } from '../codec/attachment-headers.js';
 import { accepts, ACCEPT_ENCODING, isSupportedEncoding } from '../codec/compression.js';
@@ -139,6 +139,8 @@ export class TripleServer {
     readonly options: TripleServerOptions,
     private readonly logger: Logger,
     private readonly plainCodec: TripleCodec,
+    /** When given, each HTTP/2 connection is reported as `connection.opened` / `connection.closed`. */
+    private readonly events?: ApplicationEvents,
   ) {
     this.address = formatAddress(host, port);
     const health = options.health ?? true;
@@ -365,7 +367,11 @@ export class TripleServer {
   private onSession(session: ServerHttp2Session): void {
     this.sessions.add(session);
     session.on('error', ignore);
-    session.once('close', () => this.sessions.delete(session));
+    session.once('close', () => {
+      this.sessions.delete(session);
+      this.events?.emit({ type: 'connection.closed', protocol: 'tri', side: 'provider', address: this.address });
+    });
+    this.events?.emit({ type: 'connection.opened', protocol: 'tri', side: 'provider', address: this.address });
     const socket = session.socket;
     this.remoteAddresses.set(session, formatAddress(socket?.remoteAddress, socket?.remotePort));
     (session as GuardedSession)[GUARD] = new SessionGuard(session, this.options, this.budget, this.options.maxConnectionBuffer);
