@@ -8,6 +8,7 @@ import type { Directory } from '../cluster/directory.js';
 import { ConfigValidator } from '../config/config-validator.js';
 import { ParameterRegistry } from '../config/parameter-registry.js';
 import { LoadBalance } from '../cluster/load-balance.js';
+import { RouterFactory } from '../cluster/router.js';
 import { StaticDirectory } from '../cluster/static-directory.js';
 import type { ApplicationModel } from '../extension/application-model.js';
 import { ExtensionError, ExtensionErrorCode } from '../extension/extension-error.js';
@@ -221,7 +222,7 @@ export class WeftApplication {
     const strict = options.strict === true;
     const keys = ParameterRegistry.fromIndex(model.index, { declare: options.parameters?.declare ?? [] });
     try {
-      await model.loadExtensions(Protocol, Filter, Cluster, LoadBalance, ConfigValidator, RegistryFactory);
+      await model.loadExtensions(Protocol, Filter, Cluster, LoadBalance, RouterFactory, ConfigValidator, RegistryFactory);
       if (options.registry !== undefined) {
         let registryUrl: URL;
         try {
@@ -400,6 +401,7 @@ export class WeftApplication {
       validate: (url, where) => this.checker.validate(url, where, 'reference.filter', service, 'consumer'),
       checkKeys: (keys, where) => this.checker.checkKeys(keys, service, where),
       statuses: this.model.getService(RpcStatusRegistry),
+      routers: this.model.getExtensionLoader(RouterFactory),
     });
     const registeredConsumer = consumerUrl.addParameters({ category: 'consumers', check: 'false' });
     try {

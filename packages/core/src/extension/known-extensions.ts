@@ -45,6 +45,7 @@ export const KNOWN_EXTENSION_POINTS: readonly KnownExtensionPoint[] = Object.fre
   { id: 'weft.rpc.Filter', definedBy: '@weft/core' },
   { id: 'weft.rpc.LoadBalance', definedBy: '@weft/core' },
   { id: 'weft.rpc.Protocol', definedBy: '@weft/core' },
+  { id: 'weft.rpc.Router', definedBy: '@weft/core' },
   { id: 'weft.rpc.Serialization', definedBy: '@weft/core' },
 ]);
 

@@ -1,5 +1,8 @@
 import { safeLog, type Logger } from '../common/logger.js';
 import { Directory } from '../cluster/directory.js';
+import type { RouterFactory } from '../cluster/router.js';
+import { buildRouterChain } from '../cluster/router-chain-builder.js';
+import type { RouterChain } from '../cluster/router-chain.js';
 import type { ExtensionLoader } from '../extension/extension-loader.js';
 import { splitCommaList } from '../extension/names.js';
 import type { Protocol } from '../protocol/protocol.js';
@@ -35,6 +38,8 @@ export interface RegistryDirectoryOptions {
   readonly checkKeys?: (keys: Iterable<string>, where: string) => void;
   /** When given, the counters of invokers the directory destroys are released (bounded memory). */
   readonly statuses?: RpcStatusRegistry;
+  /** The application's `weft.rpc.Router` factories; without them `routers` rules are ignored (logged once). */
+  readonly routers?: ExtensionLoader<RouterFactory>;
 }
 
 /**
@@ -58,7 +63,9 @@ export interface RegistryDirectoryOptions {
  *   absent — so an operator's provider-addressed `sayHello.mock=force:…` degrades that method. The new state is
  *   **validated before it is applied**; an invalid rule (e.g. a bad mock expression) is logged and refused, and
  *   the previous behaviour stays. An empty notification keeps the rules; `empty://` clears them.
- * - **routers**: not supported yet; logged once.
+ * - **routers** (routing rules, and config-centre routing rules the registry delivers as URLs): handed to the
+ *   reference's {@link RouterChain} (the `weft.rpc.Router` factories activated for the consumer URL), which
+ *   `list(invocation)` runs on every call from a cache rebuilt only when providers or rules change.
  * While the registry is unreachable the last known providers keep being called.
  *
  * @example
@@ -82,6 +89,8 @@ export class RegistryDirectory extends Directory {
   private updates: Promise<void> = Promise.resolve();
   private destroyed = false;
   private warnedRouters = false;
+  /** Routing step: the reference's routers (undefined without router factories). */
+  private readonly routerChain: RouterChain | undefined;
   /** The rules whose keys were checked (warned once each, not on every notification). */
   private checkedRules: ReadonlySet<string> = new Set();
   private firstProviders: (() => void) | undefined;
@@ -97,6 +106,7 @@ export class RegistryDirectory extends Directory {
     this.current = options.consumerUrl;
     this.subscribeUrl = options.consumerUrl.addParameter('category', 'providers,configurators,routers');
     this.providersSeen = new Promise((resolve) => (this.firstProviders = resolve));
+    this.routerChain = options.routers && buildRouterChain(options.routers, options.service, options.consumerUrl, options.logger, () => this.providerUrls);
     this.listener = (category, urls) => {
       this.updates = this.updates.then(() => this.apply(category, urls));
     };
@@ -122,8 +132,13 @@ export class RegistryDirectory extends Directory {
     return this.consumerUrl;
   }
 
-  list(_invocation: Invocation): readonly Invoker[] {
-    return this.routable;
+  list(invocation: Invocation): readonly Invoker[] {
+    return this.routerChain === undefined ? this.routable : this.routerChain.route(invocation);
+  }
+
+  /** The reference's router chain (for tools such as `weft explain`); `undefined` without router factories. */
+  getRouterChain(): RouterChain | undefined {
+    return this.routerChain;
   }
 
   override listMockInvokers(_invocation: Invocation): readonly Invoker[] {
@@ -182,9 +197,10 @@ export class RegistryDirectory extends Directory {
         this.checkedRules = new Set(next.map((c) => c.url.toString()));
         await this.refresh();
       } else if (category === RegistryCategory.ROUTERS) {
-        if (!this.warnedRouters && urls.some((u) => u.protocol !== 'empty')) {
+        if (this.routerChain !== undefined) this.routerChain.setRules(urls.filter((u) => u.protocol !== 'empty'));
+        else if (!this.warnedRouters && urls.some((u) => u.protocol !== 'empty')) {
           this.warnedRouters = true;
-          safeLog(this.options.logger, 'warn', `routing rules for ${this.service.name} are not supported yet and are ignored`);
+          safeLog(this.options.logger, 'warn', `routing rules for ${this.service.name} are ignored: no router is installed`);
         }
       }
     } catch (error) {
@@ -268,6 +284,7 @@ export class RegistryDirectory extends Directory {
     this.routable = all.filter((i) => i.getUrl().protocol !== 'mock');
     this.mocks = all.filter((i) => i.getUrl().protocol === 'mock');
     this.current = directoryUrl;
+    this.routerChain?.setInvokers(this.routable, directoryUrl);
     await Promise.allSettled(removed.map((i) => i.destroy()));
     for (const invoker of removed) this.options.statuses?.remove(invoker.getUrl());
   }
@@ -282,6 +299,7 @@ export class RegistryDirectory extends Directory {
     this.invokers.clear();
     this.routable = [];
     this.mocks = [];
+    this.routerChain?.destroy();
     await Promise.allSettled(invokers.map((i) => i.destroy()));
     for (const invoker of invokers) this.options.statuses?.remove(invoker.getUrl());
   }
