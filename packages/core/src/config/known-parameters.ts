@@ -134,6 +134,10 @@ const ROWS: readonly (readonly [string, string | readonly string[], boolean?])[]
   ['config-center', ZOOKEEPER],
   ['config.namespace', ZOOKEEPER],
   ['config.group', ZOOKEEPER],
+  // Routing (@weft/routers)
+  ['router', CORE],
+  ['dubbo.tag', ['@weft/routers', CORE]],
+  ['dubbo.force.tag', '@weft/routers'],
 ];
 
 /**

@@ -82,6 +82,8 @@ export const KNOWN_EXTENSIONS: readonly KnownExtension[] = Object.freeze([
   ...entries('@weft/mock', 'weft.config.ConfigValidator', ['mock']),
   ...entries('@weft/mock', 'weft.rpc.Protocol', ['mock']),
   ...entries('@weft/protocol-triple', 'weft.rpc.Protocol', ['tri']),
+  ...entries('@weft/routers', 'weft.rpc.Filter', ['tag']),
+  ...entries('@weft/routers', 'weft.rpc.Router', ['condition', 'tag']),
   ...entries('@weft/registry-embedded', 'weft.registry.RegistryFactory', ['embedded']),
   ...entries('@weft/registry-zookeeper', 'weft.registry.RegistryFactory', ['zookeeper']),
   ...entries('@weft/serialization-protobuf', 'weft.rpc.Serialization', ['protobuf']),
