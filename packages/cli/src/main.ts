@@ -7,10 +7,11 @@ import { explainCommand } from './commands/explain.js';
 import { extensionsCommand } from './commands/extensions.js';
 import { newCommand } from './commands/new.js';
 import { overrideCommand } from './commands/override.js';
+import { routeCommand } from './commands/route.js';
 import { CliFailure, describeThrown, ExitCode, toJson, UsageError, type CliIo } from './io.js';
 import { cliVersion } from './project.js';
 
-const COMMANDS: readonly Command[] = [extensionsCommand, explainCommand, overrideCommand, doctorCommand, newCommand];
+const COMMANDS: readonly Command[] = [extensionsCommand, explainCommand, overrideCommand, routeCommand, doctorCommand, newCommand];
 
 function globalHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

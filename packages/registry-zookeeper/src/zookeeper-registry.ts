@@ -333,6 +333,28 @@ export class ZookeeperRegistry extends AbstractRegistry {
     await client.create(path, { ephemeral: true });
   }
 
+  override configPath(key: string): string | undefined {
+    return this.configRoot === undefined ? undefined : `${this.configRoot}/${key}`;
+  }
+
+  /** Writes (or deletes, with `undefined`) `/{config.namespace}/config/{config.group}/{key}`. */
+  override async publishConfig(key: string, content: string | undefined): Promise<void> {
+    const path = this.configPath(key);
+    if (path === undefined) throw new RpcError(RpcErrorCode.REGISTRY, `the config centre is off on ${this.url.toIdentityString()} (config-center=false): cannot write ${key}`);
+    if (content === undefined) {
+      if ((await this.client.exists(path)) !== undefined) await this.client.delete(path);
+      return;
+    }
+    await this.client.writeData(path, content);
+  }
+
+  override async getConfig(key: string): Promise<string | undefined> {
+    const path = this.configPath(key);
+    if (path === undefined) return undefined;
+    const data = await this.client.getData(path);
+    return data === undefined ? undefined : data.toString('utf8');
+  }
+
   /** The services that have a node under the registry's root (`/dubbo/<interface>`). */
   override async listServices(): Promise<readonly string[]> {
     const root = this.root === '' ? '/' : this.root;
