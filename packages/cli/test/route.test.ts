@@ -6,6 +6,10 @@ import { join } from 'node:path';
 
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
+import { URL } from '@weft/core';
+import { EmbeddedRegistry } from '@weft/registry-embedded';
+import { createTestApp, RecordingLogger } from '@weft/test-utils';
+
 import { json, weft, type RunResult } from './support/cli.ts';
 import { ZookeeperServer } from '../../registry-zookeeper/test/support/zookeeper-server.ts';
 
@@ -67,6 +71,39 @@ describe('weft route add / list / rm (routers category)', () => {
     expect((await route('add', '--registry', registry, 'x => y')).stderr).toContain('missing --service <interface>');
     expect((await route('put', '--registry', registry, '--kind', 'tag', '--key', 'org.acme.Users::', '--yaml', 'x')).stderr).toContain('tag rules belong to a provider application');
     expect((await route('nope')).stderr).toContain('unknown subcommand "nope": expected add, put, list or rm');
+  });
+});
+
+describe('weft explain shows the routers and what they select for a sample call', () => {
+  const project = createTestApp(['@weft/core', '@weft/cluster', '@weft/routers']);
+  afterAll(() => project.cleanup());
+
+  it('lists the router chain from the manifests and routes a sample call with the registry\'s providers and rules', async () => {
+    const embedded = new EmbeddedRegistry(URL.parse(`${registry}?file-cache=false`), new RecordingLogger(), dir);
+    for (const [host, tag] of [['10.0.0.1', 'gray'], ['10.0.0.2', undefined], ['10.0.0.3', undefined]] as const) {
+      await embedded.register(URL.parse(`tri://${host}:50051/org.acme.Users?interface=org.acme.Users&side=provider&dynamic=false&methods=findUser,getUser${tag ? `&dubbo.tag=${tag}` : ''}`));
+    }
+    await embedded.destroy();
+    expect((await route('add', '--registry', registry, '--service', 'org.acme.Users', 'method = find* => host != 10.0.0.2')).code).toBe(0);
+
+    const plain = await weft(['explain', '--side', 'consumer', 'org.acme.Users', '--root', project.root]);
+    expect(plain.stdout).toContain('Router chain (weft.rpc.Router, group consumer; router = (not set: automatic activation only)):\n  directory → [ tag → condition ] → load balance\n');
+
+    const untagged = await weft(['explain', '--side', 'consumer', 'org.acme.Users', '--root', project.root, '--registry', registry, '--method', 'findUser']);
+    expect(untagged.stderr).toBe('');
+    expect(untagged.stdout).toContain(`A sample call findUser(), routed among the 3 provider(s) at ${registry} by the routers installed with weft:`);
+    expect(untagged.stdout).toMatch(/tag\s+static tag gray: 10\.0\.0\.1:50051\s+10\.0\.0\.2:50051, 10\.0\.0\.3:50051\s+10\.0\.0\.1:50051/);
+    expect(untagged.stdout).toMatch(/condition\s+method = find\* => host != 10\.0\.0\.2 {2}\[the routers category of org\.acme\.Users/);
+    expect(untagged.stdout).toContain('  → the load balance chooses among: 10.0.0.3:50051\n');
+
+    const gray = json<{ routers: { chain: { name: string }[]; sample: { steps: { router: string; selected: string[] }[] } } }>(
+      await weft(['explain', '--side', 'consumer', 'org.acme.Users', '--root', project.root, '--registry', registry, '--method', 'getUser', '--attachment', 'dubbo.tag=gray', '--json']),
+    );
+    expect(gray.routers.chain.map((c) => c.name)).toEqual(['tag', 'condition']);
+    expect(gray.routers.sample.steps).toEqual([
+      expect.objectContaining({ router: 'tag', selected: ['10.0.0.1:50051'] }),
+      expect.objectContaining({ router: 'condition', selected: ['10.0.0.1:50051'] }),
+    ]);
   });
 });
 
