@@ -215,6 +215,8 @@ const silent = new (class extends Logger {
 // ------------------------------------------------------------------------------------------------------------
 // Redis limiter (@weft/tps-limiter-redis) vs the memory limiter: decisions/s and the latency added per call.
 await (await import('./redis-limiter.mjs')).benchRedisLimiter(figures, silent);
+// Routing (issue 18): per-call cost of 3 routers on 100 providers vs none.
+await (await import('./routing.mjs')).benchRouting(figures, silent);
 // 4. Streaming over tri vs @grpc/grpc-js: server-streaming throughput, bidi ping-pong latency, 1,000 idle
 // connections' server RSS. Servers run in child processes (grpc-streaming.mjs spawns stream-server.mjs per stack).
 {

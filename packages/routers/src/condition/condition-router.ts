@@ -23,7 +23,7 @@ interface Compiled {
  *
  * @remarks Each rule's then-part is evaluated against every provider when providers or rules change, so a call
  * only evaluates when-parts — and when no when-part reads `arguments[…]` or `attachments[…]` the chain caches
- * the result per method. Refused rules are logged with their source; that source's previous rules stay.
+ * the result per method; otherwise per method and when-part outcomes. Refused rules are logged with their source; that source's previous rules stay.
  * @example
  * ```ts
  * const router = new ConditionRouter(context);
@@ -36,6 +36,7 @@ export class ConditionRouter extends Router {
   private sets: readonly ConditionRuleSet[] = [];
   private compiled: readonly Compiled[] = [];
   private readsInvocation = false;
+  private url: URL | undefined;
 
   constructor(private readonly context: RouterContext) {
     super();
@@ -105,14 +106,25 @@ export class ConditionRouter extends Router {
     }
     this.compiled = compiled;
     this.readsInvocation = reads;
+    this.url = url;
   }
 
   override isActive(): boolean {
     return this.compiled.length > 0;
   }
 
-  override cacheKey(_invocation: Invocation): string | undefined {
-    return this.readsInvocation ? undefined : '';
+  /**
+   * `''` when no when-part reads arguments or attachments (the method decides); otherwise which when-parts hold
+   * for this call (`'101'`): given the same input, the same outcomes give the same result, so even rules on
+   * arguments are answered from the chain's cache after their when-parts are evaluated.
+   */
+  override cacheKey(invocation: Invocation): string | undefined {
+    if (!this.readsInvocation) return '';
+    const url = this.url;
+    if (url === undefined) return undefined;
+    let key = '';
+    for (const { rule } of this.compiled) key += rule.matchWhen(url, invocation) ? '1' : '0';
+    return key;
   }
 
   route(invokers: readonly Invoker[], url: URL, invocation: Invocation): readonly Invoker[] {
