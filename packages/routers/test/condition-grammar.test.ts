@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 
 import { ConditionRule, parseCondition } from '@weft/routers';
 
-import { call, conditionUrl, configRule, harness } from './support/routing.js';
+import { URL } from '@weft/core';
+
+import { call, conditionUrl, configRule, harness, provider } from './support/routing.js';
 
 const CONSUMER = 'consumer://10.20.153.5/com.foo.BarService?application=web&region=hz';
 const P1 = 'tri://10.20.153.10:20880/com.foo.BarService?application=bar&region=hz';
@@ -81,6 +83,24 @@ describe('condition grammar, rule by rule (legacy routers URL)', () => {
       expect(h.logger.of('error')).toEqual([]);
     });
   }
+});
+
+describe('caching', () => {
+  it('a rule on arguments is cached by its when-part outcome, never across different outcomes', () => {
+    const h = harness(['condition'], CONSUMER, ALL, [conditionUrl('arguments[0] = 1~100 => region = sh'), conditionUrl('attachments[user] = alice => host != 10.20.154.12')]);
+    expect(h.route(call('getUser', [42]))).toEqual([a3]);
+    expect(h.route(call('getUser', ['abc']))).toEqual(all);
+    expect(h.route(call('getUser', [42], { user: 'alice' }))).toEqual([a3]); // second rule: P3 removed → empty → unchanged
+    expect(h.route(call('getUser', ['abc'], { user: 'alice' }))).toEqual([a1, a2, a4]);
+    expect(h.route(call('getUser', [42]))).toEqual([a3]);
+  });
+
+  it('new providers rebuild the results', () => {
+    const h = harness(['condition'], CONSUMER, [P1, P2], [conditionUrl('=> region = sh')]);
+    expect(h.route(call('getUser'))).toEqual([a1, a2]);
+    h.chain.setInvokers([...h.invokers, provider(P3)], URL.parse(CONSUMER));
+    expect(h.route(call('getUser'))).toEqual([a3]);
+  });
 });
 
 describe('condition grammar, config-centre YAML (list form)', () => {
