@@ -4,7 +4,8 @@
  * @packageDocumentation
  */
 export { ConditionRouter, ConditionRouterFactory } from './condition/condition-router.js';
-export { ConditionRule, ConditionSyntaxError, parseCondition } from './condition/condition-rule.js';
+export { ConditionRule, ConditionSyntaxError, parseCondition, type Condition } from './condition/condition-rule.js';
+export { ConditionClause, NOT_FOUND, type SampleKind } from './condition/condition-matcher.js';
 export { parseConditionUrl, parseConditionYaml, type ConditionRuleSet } from './condition/condition-rule-parser.js';
 export { TagRouter, TagRouterFactory, TagKeys, incomingTag } from './tag/tag-router.js';
 export { TagPropagationFilter } from './tag/tag-propagation-filter.js';

@@ -138,6 +138,13 @@ const ROWS: readonly (readonly [string, string | readonly string[], boolean?])[]
   ['router', CORE],
   ['dubbo.tag', ['@weft/routers', CORE]],
   ['dubbo.force.tag', '@weft/routers'],
+  ['rule', '@weft/routers'],
+  ['force', '@weft/routers'],
+  ['runtime', '@weft/routers'],
+  ['compatible_config', '@weft/routers'],
+  ['rule.yaml', '@weft/routers'],
+  ['rule.source', '@weft/routers'],
+  ['rule.scope', '@weft/routers'],
 ];
 
 /**

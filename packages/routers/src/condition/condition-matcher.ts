@@ -17,7 +17,10 @@ export type SampleKind = 'url' | 'argument' | 'attachment';
  * `arguments` an argument, anything else a URL field or parameter (`method`/`methods` in a when-part: the called
  * method). The key is cut at its first `.` before the bracket is parsed (so `attachments[dubbo.tag]` reads
  * nothing and samples {@link NOT_FOUND}), exactly as Dubbo does.
- * @internal
+ * @example
+ * ```ts
+ * parseCondition('host = 10.20.* & host != 10.20.153.11').get('host')?.toString(); // 'host = 10.20.* & host != 10.20.153.11'
+ * ```
  */
 export class ConditionClause {
   readonly matches = new Set<string>();

@@ -10,10 +10,17 @@ export class ConditionSyntaxError extends Error {
   override readonly name = 'ConditionSyntaxError';
 }
 
-/** A conjunction of clauses; an empty one never matches (Dubbo's `matchCondition`). */
-type Condition = ReadonlyMap<string, ConditionClause>;
+/** A conjunction of clauses, by key; an empty one never matches (Dubbo's `matchCondition`). */
+export type Condition = ReadonlyMap<string, ConditionClause>;
 
-/** Parses one side of a rule (`host = 10.20.* & method = find*`) into clauses keyed by their key. */
+/**
+ * Parses one side of a rule (`host = 10.20.* & method = find*`) into clauses keyed by their key.
+ * @example
+ * ```ts
+ * [...parseCondition('host = 10.20.* & method = find*').keys()]; // ['host', 'method']
+ * ```
+ * @throws {@link ConditionSyntaxError} with Dubbo's message.
+ */
 export function parseCondition(part: string): Map<string, ConditionClause> {
   const condition = new Map<string, ConditionClause>();
   let clause: ConditionClause | undefined;
