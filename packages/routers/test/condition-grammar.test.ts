@@ -166,16 +166,57 @@ describe('bad condition rules are refused, the previous rules stay', () => {
     expect(h.route(call('getUser'))).toEqual(all);
   });
 
-  it('refuses v3.1 multi-destination rules and non-integer priorities', () => {
+  it('refuses configVersions newer than v3.1 and non-integer priorities', () => {
     const source = '/dubbo/config/dubbo/web.condition-router';
     const h = harness(['condition'], CONSUMER, ALL, [
-      configRule('condition', 'configVersion: v3.1\nconditions:\n- from: {match: region=hz}\n  to: [{match: region=sh}]\n', source),
+      configRule('condition', 'configVersion: v3.2\nconditions:\n- from: {match: region=hz}\n  to: [{match: region=sh}]\n', source),
       configRule('condition', 'priority: high\nconditions:\n- => region = sh\n', `${source}2`),
     ]);
     expect(h.route(call('getUser'))).toEqual(all);
     const errors = h.logger.of('error');
-    expect(errors[0]).toContain('configVersion v3.1 (multi-destination conditions) is not supported');
+    expect(errors[0]).toContain('configVersion v3.2 is newer than this router knows');
     expect(errors[1]).toContain('priority must be an integer; got "high"');
+  });
+});
+
+describe('v3.1 multi-destination rules (spec §1.6, §1.7 rows 19–20)', () => {
+  const source = '/dubbo/config/dubbo/com.foo.BarService::.condition-router';
+  const v31 = (conditions: string, force = false): string => `configVersion: v3.1\nforce: ${force}\nconditions:\n${conditions}`;
+
+  it('draws a destination by weight: {P1,P2} ≈ 91 %, {P3} ≈ 9 %', () => {
+    const h = harness(['condition'], CONSUMER, ALL, [
+      configRule('condition', v31('- from: {match: region=hz}\n  to:\n  - {match: region=$region, weight: 90}\n  - {match: region=sh, weight: 10}\n'), source),
+    ]);
+    const counts = new Map<string, number>();
+    for (let i = 0; i < 4000; i++) {
+      const key = h.route(call('getUser')).join();
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    expect([...counts.keys()].sort()).toEqual([[a1, a2].join(), a3]);
+    const share = (counts.get([a1, a2].join()) ?? 0) / 4000;
+    expect(share).toBeGreaterThan(0.87);
+    expect(share).toBeLessThan(0.95);
+    expect(h.logger.of('error')).toEqual([]);
+  });
+
+  it('a to entry without match selects every provider; from not matching leaves the input', () => {
+    const all3 = harness(['condition'], CONSUMER, ALL, [configRule('condition', v31('- to: [{weight: 100}]\n'), source)]);
+    expect(all3.route(call('getUser'))).toEqual(all);
+    const other = harness(['condition'], CONSUMER, ALL, [configRule('condition', v31('- from: {match: region=sh}\n  to: [{match: host=10.20.153.10}]\n'), source)]);
+    expect(other.route(call('getUser'))).toEqual(all);
+  });
+
+  it('no non-empty destination: the input unchanged, nobody with force; an empty to list selects nobody', () => {
+    const rule = '- from: {match: region=hz}\n  to: [{match: host=1.2.3.4}]\n';
+    expect(harness(['condition'], CONSUMER, ALL, [configRule('condition', v31(rule), source)]).route(call('getUser'))).toEqual(all);
+    expect(harness(['condition'], CONSUMER, ALL, [configRule('condition', v31(rule, true), source)]).route(call('getUser'))).toEqual([]);
+    expect(harness(['condition'], CONSUMER, ALL, [configRule('condition', v31('- from: {match: region=hz}\n  to: []\n'), source)]).route(call('getUser'))).toEqual([]);
+  });
+
+  it('refuses a non-numeric weight and a bad match, keeping nothing from that source', () => {
+    const h = harness(['condition'], CONSUMER, ALL, [configRule('condition', v31('- to: [{match: region=sh, weight: lots}]\n'), source)]);
+    expect(h.route(call('getUser'))).toEqual(all);
+    expect(h.logger.of('error')[0]).toContain('conditions[0].to[0].weight must be an integer; got "lots"');
   });
 });
 

@@ -3,7 +3,8 @@ import { safeLog } from '@weft/core/spi';
 
 import { routerOf, RuleUrlKeys, sentence, sourceOf } from '../rule-source.js';
 import { isConfigCentreRule, parseConditionUrl, parseConditionYaml, type ConditionRuleSet } from './condition-rule-parser.js';
-import type { ConditionRule } from './condition-rule.js';
+import { ConditionRule } from './condition-rule.js';
+import type { MultiDestinationRule } from './multi-destination-rule.js';
 
 /** A config-centre rule set and the text it was parsed from (re-parsed only when the text changes). */
 interface YamlEntry {
@@ -12,10 +13,9 @@ interface YamlEntry {
 }
 
 /** A rule in force, with the providers that satisfy its then-part (computed when providers or rules change). */
-interface Compiled {
-  readonly rule: ConditionRule;
-  readonly selected: ReadonlySet<Invoker>;
-}
+type Compiled =
+  | { readonly rule: ConditionRule; readonly selected: ReadonlySet<Invoker> }
+  | { readonly rule: MultiDestinationRule; readonly subsets: readonly (ReadonlySet<Invoker> | undefined)[] };
 
 /**
  * Dubbo's condition routes for one reference: config-centre rules (service, provider application, consumer
@@ -36,6 +36,8 @@ export class ConditionRouter extends Router {
   private sets: readonly ConditionRuleSet[] = [];
   private compiled: readonly Compiled[] = [];
   private readsInvocation = false;
+  /** A v3.1 rule draws a destination at random: results are then not cached. */
+  private random = false;
   private url: URL | undefined;
 
   constructor(private readonly context: RouterContext) {
@@ -91,8 +93,15 @@ export class ConditionRouter extends Router {
   override notify(invokers: readonly Invoker[], url: URL): void {
     const compiled: Compiled[] = [];
     let reads = false;
+    let random = false;
+    const registered = (invoker: Invoker): URL => this.context.providerUrlOf(invoker) ?? invoker.getUrl();
     for (const set of this.sets) {
       for (const rule of set.rules) {
+        if (!(rule instanceof ConditionRule)) {
+          compiled.push({ rule, subsets: rule.prepare(invokers, url, registered) });
+          random = true;
+          continue;
+        }
         const selected = new Set<Invoker>();
         if (rule.then !== undefined) {
           for (const invoker of invokers) {
@@ -106,6 +115,7 @@ export class ConditionRouter extends Router {
     }
     this.compiled = compiled;
     this.readsInvocation = reads;
+    this.random = random;
     this.url = url;
   }
 
@@ -119,6 +129,7 @@ export class ConditionRouter extends Router {
    * arguments are answered from the chain's cache after their when-parts are evaluated.
    */
   override cacheKey(invocation: Invocation): string | undefined {
+    if (this.random) return undefined;
     if (!this.readsInvocation) return '';
     const url = this.url;
     if (url === undefined) return undefined;
@@ -129,8 +140,8 @@ export class ConditionRouter extends Router {
 
   route(invokers: readonly Invoker[], url: URL, invocation: Invocation): readonly Invoker[] {
     let current = invokers;
-    for (const { rule, selected } of this.compiled) {
-      current = rule.route(current, url, invocation, selected);
+    for (const step of this.compiled) {
+      current = 'selected' in step ? step.rule.route(current, url, invocation, step.selected) : step.rule.route(current, url, invocation, step.subsets, Math.random);
       if (current.length === 0) break;
     }
     return current;

@@ -2,6 +2,7 @@ import { URL } from '@weft/core';
 
 import { booleanField, checkFields, describe, integerField, parseRuleDocument, RuleError, RuleUrlKeys } from '../rule-source.js';
 import { ConditionRule } from './condition-rule.js';
+import { MultiDestinationRule } from './multi-destination-rule.js';
 
 /** The fields of a YAML condition rule (dubbo-admin writes them alphabetically). */
 const CONDITION_RULE_FIELDS = ['configVersion', 'scope', 'key', 'force', 'runtime', 'enabled', 'priority', 'dynamic', 'valid', 'conditions'];
@@ -14,7 +15,7 @@ export interface ConditionRuleSet {
   readonly rank: number;
   readonly priority: number;
   readonly enabled: boolean;
-  readonly rules: readonly ConditionRule[];
+  readonly rules: readonly (ConditionRule | MultiDestinationRule)[];
 }
 
 const SCOPE_RANK: Readonly<Record<string, number>> = { service: 0, 'provider-application': 1, application: 2 };
@@ -25,7 +26,8 @@ const SCOPE_RANK: Readonly<Record<string, number>> = { service: 0, 'provider-app
  * @remarks The list form (Dubbo 3.0 `conditions: [ "when => then", … ]`), as dubbo-admin writes it; `force`
  * and `enabled` apply to every condition, conditions apply in sequence. `scope` and `key` are informational (the
  * node decides); `runtime` and `priority` are read and checked but, as in Dubbo 3, do not change routing.
- * `configVersion: v3.1` (multi-destination) is refused. An unknown field is refused.
+ * `configVersion: v3.1` is the multi-destination form (`{from: {match}, to: [{match, weight}]}`); a newer
+ * version is refused. An unknown field is refused.
  * @throws {@link RuleError} naming what is wrong.
  */
 export function parseConditionYaml(text: string, scope: string, source: string): ConditionRuleSet | undefined {
@@ -33,12 +35,12 @@ export function parseConditionYaml(text: string, scope: string, source: string):
   if (rule === undefined) return undefined;
   checkFields(rule, CONDITION_RULE_FIELDS, 'a condition rule');
   const version = rule['configVersion'];
+  let multi = false;
   if (version !== undefined && version !== null) {
     if (typeof version !== 'string') throw new RuleError(`configVersion must be a string such as v3.0; got ${describe(version)}`);
     const v = version.toLowerCase();
-    if (v.startsWith('v3.1') || v > 'v3.1') {
-      throw new RuleError(`configVersion ${version} (multi-destination conditions) is not supported; use the list form (configVersion v3.0, conditions: ["when => then"])`);
-    }
+    multi = v.startsWith('v3.1');
+    if (!multi && v > 'v3.1') throw new RuleError(`configVersion ${version} is newer than this router knows (v3.0 list form, v3.1 multi-destination)`);
   }
   const force = booleanField(rule, 'force', false);
   const enabled = booleanField(rule, 'enabled', true);
@@ -47,6 +49,9 @@ export function parseConditionYaml(text: string, scope: string, source: string):
   const conditions = rule['conditions'];
   if (!Array.isArray(conditions) || conditions.length === 0) {
     throw new RuleError(`conditions must be a non-empty list of "when => then" strings; got ${describe(conditions)}`);
+  }
+  if (multi) {
+    return { source, rank: SCOPE_RANK[scope] ?? 0, priority, enabled, rules: conditions.map((c: unknown, i: number) => MultiDestinationRule.parse(c, force, `conditions[${i}]`)) };
   }
   const rules = conditions.map((c: unknown, i: number) => {
     if (typeof c !== 'string' && typeof c !== 'number' && typeof c !== 'boolean') {

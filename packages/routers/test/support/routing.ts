@@ -11,7 +11,7 @@ export const BarService = defineService('com.foo.BarService', {
 
 /** A provider stub whose URL is the registered one. */
 export function provider(text: string): StubInvoker {
-  return new StubInvoker(URL.parse(text), () => new Result('ok'));
+  return new StubInvoker(URL.parse(text), () => Result.of('ok'));
 }
 
 export interface Harness {
