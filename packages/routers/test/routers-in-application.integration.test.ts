@@ -109,6 +109,26 @@ describe('routers in an application', () => {
     await eventually(() => answers(greeter), (a) => a.join() === 'p1,p2,p3');
   });
 
+  it('without @weft/routers, routing rules are ignored with one warning naming the package', async () => {
+    const bare = createTestApp(['@weft/core', '@weft/cluster', '@weft/protocol-triple', '@weft/registry-embedded'], { prefix: 'weft-no-routers' });
+    const logger = new RecordingLogger();
+    const consumer = await WeftApplication.start({ root: bare.root, name: 'shop', registry, logger });
+    apps.push(consumer);
+    try {
+      const greeter = await consumer.refer(Greeter);
+      const rule = URL.parse(`condition://0.0.0.0/org.acme.Greeter?category=routers&dynamic=false&rule=${URL.encode('=> host = 1.2.3.4')}`);
+      await consumer.registry!.register(rule);
+      await eventually(async () => logger.of('warn'), (w) => w.some((m) => m.includes('routing rules for org.acme.Greeter are ignored')));
+      expect(logger.of('warn').filter((m) => m.includes('routing rules'))).toEqual([
+        'routing rules for org.acme.Greeter are ignored: no router is installed (install @weft/routers for condition and tag routes)',
+      ]);
+      expect(await answers(greeter)).toEqual(['p1', 'p2', 'p3']);
+      await consumer.registry!.unregister(rule);
+    } finally {
+      bare.cleanup();
+    }
+  });
+
   it('propagates the request tag: a gray call to a Greeter makes its backend call gray too', async () => {
     const consumer = await start('shop');
     const greeter = await consumer.refer(Greeter);

@@ -197,10 +197,11 @@ export class RegistryDirectory extends Directory {
         this.checkedRules = new Set(next.map((c) => c.url.toString()));
         await this.refresh();
       } else if (category === RegistryCategory.ROUTERS) {
-        if (this.routerChain !== undefined) this.routerChain.setRules(urls.filter((u) => u.protocol !== 'empty'));
-        else if (!this.warnedRouters && urls.some((u) => u.protocol !== 'empty')) {
+        const rules = urls.filter((u) => u.protocol !== 'empty');
+        if (this.routerChain !== undefined && this.routerChain.routers.length > 0) this.routerChain.setRules(rules);
+        else if (!this.warnedRouters && rules.length > 0) {
           this.warnedRouters = true;
-          safeLog(this.options.logger, 'warn', `routing rules for ${this.service.name} are ignored: no router is installed`);
+          safeLog(this.options.logger, 'warn', `routing rules for ${this.service.name} are ignored: no router is installed (install @weft/routers for condition and tag routes)`);
         }
       }
     } catch (error) {
