@@ -6,7 +6,7 @@
 export { ConditionRouter, ConditionRouterFactory } from './condition/condition-router.js';
 export { ConditionRule, ConditionSyntaxError, parseCondition, type Condition } from './condition/condition-rule.js';
 export { ConditionClause, NOT_FOUND, type SampleKind } from './condition/condition-matcher.js';
-export { MultiDestinationRule } from './condition/multi-destination-rule.js';
+export { MultiDestinationRule, type Destination } from './condition/multi-destination-rule.js';
 export { parseConditionUrl, parseConditionYaml, type ConditionRuleSet } from './condition/condition-rule-parser.js';
 export { TagRouter, TagRouterFactory, TagKeys, incomingTag } from './tag/tag-router.js';
 export { TagPropagationFilter } from './tag/tag-propagation-filter.js';

@@ -3,8 +3,8 @@ import type { Invocation, Invoker, URL } from '@weft/core';
 import { describe, RuleError, type Plain } from '../rule-source.js';
 import { parseCondition, type Condition } from './condition-rule.js';
 
-/** One `to` entry: a then-condition (`undefined`: every provider) and its weight. */
-interface Destination {
+/** One `to` entry of a v3.1 rule: a then-condition (`undefined`: every provider) and its weight. */
+export interface Destination {
   readonly then: Condition | undefined;
   readonly weight: number;
 }
