@@ -225,6 +225,8 @@ await (await import('./dubbo-echo.mjs')).benchDubboEcho(figures);
 await (await import('./rule-scale.mjs')).benchRuleScale(figures);
 // @weft/filter-metrics and @weft/filter-tracing: added cost per call (fresh processes; observability.mjs).
 await (await import('./observability.mjs')).benchObservability(figures);
+// Routing (issue 18): per-call cost of 3 routers on 100 providers vs none.
+await (await import('./routing.mjs')).benchRouting(figures, silent);
 // 4. Streaming over tri vs @grpc/grpc-js: server-streaming throughput, bidi ping-pong latency, 1,000 idle
 // connections' server RSS. Servers run in child processes (grpc-streaming.mjs spawns stream-server.mjs per stack).
 {

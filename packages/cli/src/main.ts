@@ -8,10 +8,11 @@ import { extensionsCommand } from './commands/extensions.js';
 import { newCommand } from './commands/new.js';
 import { overrideCommand } from './commands/override.js';
 import { qosCommand } from './commands/qos.js';
+import { routeCommand } from './commands/route.js';
 import { CliFailure, describeThrown, ExitCode, toJson, UsageError, type CliIo } from './io.js';
 import { cliVersion } from './project.js';
 
-const COMMANDS: readonly Command[] = [extensionsCommand, explainCommand, overrideCommand, doctorCommand, newCommand, qosCommand];
+const COMMANDS: readonly Command[] = [extensionsCommand, explainCommand, overrideCommand, routeCommand, doctorCommand, newCommand, qosCommand];
 
 function globalHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

@@ -1,4 +1,4 @@
-import { ConfigValidator, FrameworkModel, Logger, maskedIdentity, RegistryFactory, URL, type ApplicationModel, type Registry } from '@weft/core';
+import { ConfigValidator, FrameworkModel, Logger, maskedIdentity, RegistryFactory, RouterFactory, URL, defineService, type ApplicationModel, type Invoker, type Registry } from '@weft/core';
 import type { ManifestIndex } from '@weft/core/spi';
 
 import { CliFailure, describeThrown } from './io.js';
@@ -149,6 +149,36 @@ export class RegistrySession {
       }
     }
     return problems;
+  }
+
+  /**
+   * Checks a routing rule (a `routers` URL, or a config-centre rule delivered as one) with the router that reads
+   * it — the `weft.rpc.Router` extension `router`, from the CLI's own dependencies — exactly as a consumer would.
+   * @returns the refusals the router logged (empty when it took the rule).
+   * @throws CliFailure when no such router is installed with the CLI.
+   */
+  async checkRoutingRule(router: string, rule: URL): Promise<string[]> {
+    try {
+      await this.app.loadExtensions(RouterFactory);
+    } catch (error) {
+      throw new CliFailure(`cannot validate the rule: loading the routers failed: ${describeThrown(error)}`);
+    }
+    const factories = this.app.getExtensionLoader(RouterFactory);
+    if (!factories.hasExtension(router)) {
+      throw new CliFailure(`cannot validate the rule: no "${router}" router is installed with weft (routers: ${factories.getSupportedExtensions().join(', ') || 'none'}; @weft/routers has condition and tag)`);
+    }
+    const logger = new CollectingLogger();
+    const service = defineService(rule.getServiceInterface() ?? (rule.path || 'weft.cli.Validation'), {});
+    const consumerUrl = new URL({ protocol: 'consumer', host: '127.0.0.1', path: service.name });
+    const instance = factories.getExtension(router).getRouter({ service, consumerUrl, logger, providerUrlOf: (i: Invoker) => i.getUrl() });
+    instance.setRules([rule]);
+    instance.destroy();
+    return logger.messages;
+  }
+
+  /** The application model of the session (the CLI's own extensions). @internal */
+  get model(): ApplicationModel {
+    return this.app;
   }
 
   /** Destroys the client and the framework (bounded: a hung client never keeps the CLI waiting). */

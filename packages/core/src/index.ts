@@ -54,6 +54,8 @@ export { Cluster } from './cluster/cluster.js';
 export { Directory } from './cluster/directory.js';
 export { StaticDirectory } from './cluster/static-directory.js';
 export { LoadBalance } from './cluster/load-balance.js';
+export { Router, RouterFactory, type RouterContext } from './cluster/router.js';
+export { RouterChain, type NamedRouter, type RouterStep } from './cluster/router-chain.js';
 export { Serialization, type MethodCopier } from './serialization/serialization.js';
 export { IdlSerialization, type IdlStatus } from './serialization/idl-serialization.js';
 export { ObjectInput, ObjectOutput, ObjectSerialization } from './serialization/object-serialization.js';

@@ -4,7 +4,7 @@
 //
 // What the test maps, because Weft is not on the npm registry yet, exactly as the guide's "not on the npm
 // registry yet" note tells users to: `@weft/<name>` in an `npm install` command is the tarball `npm pack` makes
-// of that package (scripts/pack.mjs, run once), and `@weft/registry-zookeeper` is pointed at its tarball with
+// of that package (scripts/pack.mjs, run once), and `@weft/registry-zookeeper` and `@weft/routers` are pointed at their tarballs with
 // `npm pkg set overrides…` before `@weft/cli` is installed. Besides, port 50051 becomes a free port, and the
 // embedded registry's folder (under TMPDIR) and HOME are the scratch folder's own, so that nothing is shared
 // with other tests or the user's machine.
@@ -52,7 +52,7 @@ function mapped(command: string): string[] {
   if (!/^npm install\b/.test(text)) return [text];
   const before: string[] = [];
   if (/(^|\s)@weft\/cli(\s|$)/.test(text)) {
-    before.push(`npm pkg set overrides.@weft/registry-zookeeper=file:${tarballOf('registry-zookeeper')}`);
+    before.push(`npm pkg set overrides.@weft/registry-zookeeper=file:${tarballOf('registry-zookeeper')} overrides.@weft/routers=file:${tarballOf('routers')}`);
   }
   text = text.replace(/(^|\s)@weft\/([a-z0-9-]+)(?=\s|$)/g, (_all, space: string, name: string) => `${space}${tarballOf(name)}`);
   return [...before, `${text} --no-audit --no-fund --prefer-offline`];

@@ -17,7 +17,7 @@ interface WatchHost {
   /** The client of the current session. */
   client(): ZookeeperClient;
   /** A watch was read: notify its subscribers. */
-  changed(watch: ChildWatch | RuleWatch): void;
+  changed(watch: ChildWatch | RuleWatch | RouteRuleWatch): void;
   log(level: 'debug' | 'info' | 'warn' | 'error', message: string, error?: unknown): void;
   /** The rule limits of the registry URL (`rule.yaml.max-bytes`, …). */
   readonly limits: RuleLimits;
@@ -135,12 +135,64 @@ class RuleWatch extends Watch {
   }
 }
 
+/**
+ * A config-centre routing rule node (`…/{key}.condition-router`, `…/{app}.tag-router`): its text, delivered as is
+ * (the routers parse and validate it, and keep the previous rule when a new text is refused).
+ */
+class RouteRuleWatch extends Watch {
+  /** The node's text (`''` when absent or empty). */
+  text = '';
+
+  constructor(
+    path: string,
+    /** Which router reads it. */
+    readonly router: 'condition' | 'tag',
+    /** `service`, `application` (the consumer's) or `provider-application`. */
+    readonly scope: string,
+    host: WatchHost,
+    onEvent: (watch: Watch) => void,
+  ) {
+    super(path, host, onEvent);
+  }
+
+  protected async read(): Promise<void> {
+    const data = await this.host.client().getData(this.path, this.watcher);
+    this.text = data === undefined ? '' : data.toString('utf8');
+    this.loaded = true;
+    this.host.changed(this);
+  }
+
+  /** The rule as a `routers` URL of `subscription`'s service, or `undefined` when the node is empty. */
+  toUrl(subscription: URL): URL | undefined {
+    if (this.text.trim() === '') return undefined;
+    return new URL({
+      protocol: 'route',
+      host: '0.0.0.0',
+      path: subscription.getServiceInterface() ?? subscription.path,
+      parameters: new Map([
+        ['category', RegistryCategory.ROUTERS],
+        ['router', this.router],
+        ['rule.scope', this.scope],
+        ['rule.source', this.path],
+        ['rule.yaml', this.text],
+        // the subscriber's identity, so the registry's matching delivers it to this subscription
+        ...(['group', 'version'] as const).flatMap((k) => {
+          const v = subscription.getParameter(k);
+          return v ? [[k, v] as [string, string]] : [];
+        }),
+      ]),
+    });
+  }
+}
+
 /** What one subscription watches. */
 interface SubscriptionWatches {
   readonly url: URL;
   readonly children: Map<RegistryCategory, ChildWatch>;
   /** Config-centre rule nodes, application scope first (applied in this order). */
   readonly rules: RuleWatch[];
+  /** Config-centre routing rule nodes (consumer application, service, and each provider application's). */
+  readonly routeRules: RouteRuleWatch[];
   /** False until the first full read is done: events before that do not notify this subscription. */
   ready: boolean;
 }
@@ -167,6 +219,12 @@ interface SubscriptionWatches {
  *   registry's own override nodes (application rules, then service rules), so they take effect like override
  *   URLs. A rule that fails to parse or validate is logged and the previous rules of that node stay; deleting the
  *   node clears them.
+ * - **Routing rules** (governance spec §3.1): for subscriptions to `routers`, the data of
+ *   `/{config.namespace}/config/{config.group}/{application}.condition-router`, `…/{interface}:{version}:{group}.condition-router`
+ *   and, for each provider application seen among the providers, `…/{providerApp}.tag-router` and
+ *   `…/{providerApp}.condition-router` is watched too; each non-empty node is delivered with the `routers`
+ *   notification as `route://0.0.0.0/{interface}?category=routers&router=condition|tag&rule.scope=…&rule.source={path}&rule.yaml={text}`
+ *   (the routers of `@weft/routers` parse it; deleting the node removes it).
  * - **Sessions** (spec §B.9): `timeout` bounds the first connection and each operation; `session` is the session
  *   timeout asked from the server. While disconnected the last lists stay (consumers keep calling the last known
  *   providers; nothing is notified); after reconnecting with the same session every watched node is read again;
@@ -185,6 +243,7 @@ export class ZookeeperRegistry extends AbstractRegistry {
   private readonly configRoot: string | undefined;
   private readonly children = new Map<string, ChildWatch>();
   private readonly rules = new Map<string, RuleWatch>();
+  private readonly routeRules = new Map<string, RouteRuleWatch>();
   private readonly watches = new Map<string, SubscriptionWatches>();
   private sessionId: string | undefined;
   private everConnected = false;
@@ -277,6 +336,28 @@ export class ZookeeperRegistry extends AbstractRegistry {
     await client.create(path, { ephemeral: true });
   }
 
+  override configPath(key: string): string | undefined {
+    return this.configRoot === undefined ? undefined : `${this.configRoot}/${key}`;
+  }
+
+  /** Writes (or deletes, with `undefined`) `/{config.namespace}/config/{config.group}/{key}`. */
+  override async publishConfig(key: string, content: string | undefined): Promise<void> {
+    const path = this.configPath(key);
+    if (path === undefined) throw new RpcError(RpcErrorCode.REGISTRY, `the config centre is off on ${this.url.toIdentityString()} (config-center=false): cannot write ${key}`);
+    if (content === undefined) {
+      if ((await this.client.exists(path)) !== undefined) await this.client.delete(path);
+      return;
+    }
+    await this.client.writeData(path, content);
+  }
+
+  override async getConfig(key: string): Promise<string | undefined> {
+    const path = this.configPath(key);
+    if (path === undefined) return undefined;
+    const data = await this.client.getData(path);
+    return data === undefined ? undefined : data.toString('utf8');
+  }
+
   /** The services that have a node under the registry's root (`/dubbo/<interface>`). */
   override async listServices(): Promise<readonly string[]> {
     const root = this.root === '' ? '/' : this.root;
@@ -294,7 +375,7 @@ export class ZookeeperRegistry extends AbstractRegistry {
     }
     let state = this.watches.get(key);
     if (state === undefined) {
-      state = { url, children: new Map(), rules: [], ready: false };
+      state = { url, children: new Map(), rules: [], routeRules: [], ready: false };
       this.watches.set(key, state);
       for (const category of categories) {
         const path = this.categoryPath(url, category);
@@ -314,12 +395,19 @@ export class ZookeeperRegistry extends AbstractRegistry {
           state.rules.push(watch);
         }
       }
+      if (this.configRoot !== undefined && categories.includes(RegistryCategory.ROUTERS)) {
+        const application = url.getApplication();
+        if (application) this.addRouteRule(state, key, `${application}.condition-router`, 'condition', 'application');
+        this.addRouteRule(state, key, `${url.getColonSeparatedKey()}.condition-router`, 'condition', 'service');
+      }
     }
     const client = this.client;
     for (const watch of state.children.values()) {
       if (watch.category !== RegistryCategory.CONSUMERS) await client.mkdirp(watch.path);
     }
-    await Promise.all([...state.children.values(), ...state.rules].map((w) => w.refresh()));
+    await Promise.all([...state.children.values(), ...state.rules, ...state.routeRules].map((w) => w.refresh()));
+    // The provider applications' rules (tag routes, provider-app conditions), once the providers are known.
+    await Promise.all(this.watchProviderApplications(state, key).map((w) => w.refresh()));
     if (this.watches.get(key) !== state) return;
     state.ready = true;
     for (const category of state.children.keys()) this.notifyCategory(state, category);
@@ -338,6 +426,40 @@ export class ZookeeperRegistry extends AbstractRegistry {
       watch.subscribers.delete(key);
       if (watch.subscribers.size === 0 && this.rules.get(watch.path) === watch) this.rules.delete(watch.path);
     }
+    for (const watch of state.routeRules) {
+      watch.subscribers.delete(key);
+      if (watch.subscribers.size === 0 && this.routeRules.get(watch.path) === watch) this.routeRules.delete(watch.path);
+    }
+  }
+
+  /** Adds a routing rule node to a subscription (once). */
+  private addRouteRule(state: SubscriptionWatches, key: string, node: string, router: 'condition' | 'tag', scope: string): RouteRuleWatch | undefined {
+    const path = `${this.configRoot}/${node}`;
+    if (state.routeRules.some((w) => w.path === path)) return undefined;
+    let watch = this.routeRules.get(path);
+    if (watch === undefined) {
+      watch = new RouteRuleWatch(path, router, scope, this.host, (w) => this.onWatchEvent(w));
+      this.routeRules.set(path, watch);
+    }
+    watch.subscribers.add(key);
+    state.routeRules.push(watch);
+    return watch;
+  }
+
+  /** Watches `{app}.tag-router` and `{app}.condition-router` of every provider application not watched yet; returns the new watches. */
+  private watchProviderApplications(state: SubscriptionWatches, key: string): RouteRuleWatch[] {
+    const providers = state.children.get(RegistryCategory.PROVIDERS);
+    if (this.configRoot === undefined || providers === undefined || !state.children.has(RegistryCategory.ROUTERS)) return [];
+    const added: RouteRuleWatch[] = [];
+    const consumerApp = state.url.getApplication();
+    for (const app of new Set(providers.urls.map((u) => u.getApplication()).filter((a): a is string => !!a))) {
+      const tag = this.addRouteRule(state, key, `${app}.tag-router`, 'tag', 'provider-application');
+      if (tag !== undefined) added.push(tag);
+      if (app === consumerApp) continue;
+      const condition = this.addRouteRule(state, key, `${app}.condition-router`, 'condition', 'provider-application');
+      if (condition !== undefined) added.push(condition);
+    }
+    return added;
   }
 
   /** Unregisters the dynamic registrations, stops watching, and closes the session (idempotent). */
@@ -346,6 +468,7 @@ export class ZookeeperRegistry extends AbstractRegistry {
     await super.destroy();
     this.children.clear();
     this.rules.clear();
+    this.routeRules.clear();
     this.watches.clear();
     await this.client.close();
   }
@@ -360,6 +483,10 @@ export class ZookeeperRegistry extends AbstractRegistry {
     let urls = watch.urls;
     if (category === RegistryCategory.CONFIGURATORS && state.rules.length > 0) {
       urls = [...urls, ...state.rules.flatMap((rule) => rule.urls.map((u) => forSubscriber(u, state.url)))];
+    }
+    if (category === RegistryCategory.ROUTERS && state.routeRules.length > 0) {
+      const ruleUrls = state.routeRules.map((rule) => rule.toUrl(state.url)).filter((u): u is URL => u !== undefined);
+      if (ruleUrls.length > 0) urls = [...urls.filter((u) => u.protocol !== 'empty'), ...ruleUrls];
     }
     this.notify(state.url, category, urls);
   }
@@ -384,7 +511,8 @@ export class ZookeeperRegistry extends AbstractRegistry {
 
   /** A watch fired (or the connection is back): read the node again, unless nobody watches it any more. */
   private onWatchEvent(watch: Watch): void {
-    const current = watch instanceof ChildWatch ? this.children.get(watch.path) : this.rules.get(watch.path);
+    const current =
+      watch instanceof ChildWatch ? this.children.get(watch.path) : watch instanceof RouteRuleWatch ? this.routeRules.get(watch.path) : this.rules.get(watch.path);
     if (this.destroyed || current !== watch) return;
     watch.refresh().catch((error: unknown) => {
       // While disconnected this is expected (every watched node is read again on reconnect); connected, it is not.
@@ -394,11 +522,16 @@ export class ZookeeperRegistry extends AbstractRegistry {
   }
 
   /** A watch was read: notify the subscribers that are past their first read. */
-  private changed(watch: ChildWatch | RuleWatch): void {
-    const category = watch instanceof ChildWatch ? watch.category : RegistryCategory.CONFIGURATORS;
+  private changed(watch: ChildWatch | RuleWatch | RouteRuleWatch): void {
+    const category = watch instanceof ChildWatch ? watch.category : watch instanceof RouteRuleWatch ? RegistryCategory.ROUTERS : RegistryCategory.CONFIGURATORS;
     for (const key of watch.subscribers) {
       const state = this.watches.get(key);
-      if (state !== undefined && state.ready) this.notifyCategory(state, category);
+      if (state === undefined || !state.ready) continue;
+      this.notifyCategory(state, category);
+      if (category === RegistryCategory.PROVIDERS) {
+        // A new provider application: watch its routing rules (they are notified once read).
+        for (const added of this.watchProviderApplications(state, key)) this.onWatchEvent(added);
+      }
     }
   }
 
@@ -433,7 +566,7 @@ export class ZookeeperRegistry extends AbstractRegistry {
           this.startRecovery();
         } else if (!first) {
           this.log('info', `reconnected (session 0x${session ?? '?'}): reading every watched node again`);
-          for (const watch of [...this.children.values(), ...this.rules.values()]) this.onWatchEvent(watch);
+          for (const watch of [...this.children.values(), ...this.rules.values(), ...this.routeRules.values()]) this.onWatchEvent(watch);
         }
         break;
       }

@@ -1,10 +1,12 @@
-import { ExtensionError, maskSecrets, maskUrlText, URL } from '@weft/core';
+import { ExtensionError, maskedIdentity, maskSecrets, maskUrlText, URL } from '@weft/core';
+
 import { explainActivation, isConfigNotEmpty, splitCommaList, type ActivateCandidate, type ActivateMetadata, type ManifestRecord } from '@weft/core/spi';
 
-import { booleanFlag, listFlag, stringFlag, type ParsedArgs } from '../args.js';
+import { booleanFlag, integerFlag, listFlag, stringFlag, type ParsedArgs } from '../args.js';
 import { HELP_OPTION, JSON_OPTION, ROOT_OPTION, type Command, type CommandContext } from '../command.js';
 import { ExitCode, formatTable, toJson, UsageError } from '../io.js';
 import { discoverProject, displayPath, findProjectRoot } from '../project.js';
+import { previewRouting, routerChainOf, type RoutingStep } from './explain-routing.js';
 
 const FILTER_POINT = 'weft.rpc.Filter';
 /** What `defineService` accepts as an interface name. */
@@ -190,6 +192,7 @@ async function run(args: ParsedArgs, ctx: CommandContext): Promise<number> {
     };
   };
   const verdicts = explained.verdicts.map(describe);
+  const routing = side === 'consumer' ? await explainRouting(args, ctx, index, url) : undefined;
   // Dubbo keeps duplicates when `default` is expanded next to an explicit name; show the chain as built.
   const chain = explained.order.map((name, position) => ({ ...(verdicts.find((v) => v.name === name) as Explained), position }));
   const excluded = [...verdicts.filter((v) => v.position < 0), ...clashes].sort((a, b) => a.name.localeCompare(b.name));
@@ -209,6 +212,7 @@ async function run(args: ParsedArgs, ctx: CommandContext): Promise<number> {
         chain,
         excluded,
         wrappers: wrappers.map((w) => ({ name: w.entry.name, package: `${w.pkg.name}@${w.pkg.version}`, order: w.entry.wrapper?.order ?? 0 })),
+        ...(routing !== undefined ? { routers: routing } : {}),
         errors,
         warnings,
       }),
@@ -244,6 +248,7 @@ async function run(args: ParsedArgs, ctx: CommandContext): Promise<number> {
   if (wrappers.length > 0) {
     ctx.out(`\nEvery filter is wrapped by: ${wrappers.map((w) => `${w.entry.name} (${w.pkg.name}@${w.pkg.version})`).join(', ')}\n`);
   }
+  if (routing !== undefined) printRouting(ctx, routing);
   for (const warning of warnings) ctx.err(`weft explain: warning: ${warning}\n`);
   for (const error of errors) ctx.err(`weft explain: error: ${error}\n`);
   return errors.length > 0 ? ExitCode.FAILURE : ExitCode.OK;
@@ -261,6 +266,61 @@ function protocolOf(url: URL, records: readonly ManifestRecord[]): { name: strin
   const record = records.find((r) => r.entry.kind === 'extension' && r.entry.name === name);
   if (record === undefined) return { name, package: null, settings: [] };
   return { name, package: `${record.pkg.name}@${record.pkg.version}`, settings: settingsOf(record, url) };
+}
+
+/** The routers of a reference (manifests), and with --registry what they select for a sample call. */
+interface RoutingExplained {
+  readonly routerList: string | null;
+  readonly chain: readonly { readonly name: string; readonly package: string }[];
+  readonly sample: { readonly registry: string; readonly method: string; readonly attachments: Record<string, string>; readonly providers: readonly string[]; readonly steps: readonly RoutingStep[]; readonly problems: readonly string[] } | null;
+}
+
+async function explainRouting(args: ParsedArgs, ctx: CommandContext, index: ReturnType<typeof discoverProject>, url: URL): Promise<RoutingExplained> {
+  const { order, packages } = routerChainOf(index, url);
+  const chain = order.map((name) => ({ name, package: packages.get(name) ?? '?' }));
+  const registry = stringFlag(args, 'registry') ?? ctx.io.env['WEFT_REGISTRY'];
+  const attachments: Record<string, string> = {};
+  for (const pair of listFlag(args, 'attachment')) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--attachment "${pair}" must be key=value`);
+    attachments[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  if (registry === undefined || registry.trim() === '') return { routerList: url.getParameter('router') ?? null, chain, sample: null };
+  let registryUrl: URL;
+  try {
+    registryUrl = URL.parse(registry);
+  } catch (error) {
+    throw new UsageError(`cannot parse the registry URL "${maskUrlText(registry)}": ${(error as Error).message}`);
+  }
+  const method = stringFlag(args, 'method') ?? splitCommaList(url.getParameter('methods') ?? '')[0] ?? 'call';
+  const preview = await previewRouting(registryUrl, integerFlag(args, 'timeout', 5000), url, method, attachments);
+  return { routerList: url.getParameter('router') ?? null, chain, sample: { registry: maskedIdentity(registryUrl), method, attachments, ...preview } };
+}
+
+function printRouting(ctx: CommandContext, routing: RoutingExplained): void {
+  const links = routing.chain.length > 0 ? routing.chain.map((c) => c.name).join(' → ') : '(no routers installed)';
+  ctx.out(`
+Router chain (weft.rpc.Router, group consumer; router = ${routing.routerList ?? '(not set: automatic activation only)'}):
+`);
+  ctx.out(`  directory → [ ${links} ] → load balance
+`);
+  if (routing.chain.length > 0) ctx.out(formatTable(['#', 'ROUTER', 'PACKAGE'], routing.chain.map((c, i) => [String(i + 1), c.name, c.package])));
+  const sample = routing.sample;
+  if (sample === null) return;
+  const tags = Object.entries(sample.attachments).map(([k, v]) => `${k}=${v}`).join(', ');
+  ctx.out(`
+A sample call ${sample.method}()${tags ? ` with attachments ${tags}` : ''}, routed among the ${sample.providers.length} provider(s) at ${sample.registry} by the routers installed with weft:
+`);
+  ctx.out(
+    formatTable(
+      ['ROUTER', 'RULES', 'SELECTED', 'REMOVED'],
+      sample.steps.map((s) => [s.router, s.rules.join('; ') || '(none)', s.selected.join(', ') || '(none)', s.removed.join(', ') || '-']),
+    ),
+  );
+  const last = sample.steps[sample.steps.length - 1];
+  ctx.out(`  → the load balance chooses among: ${(last?.selected ?? sample.providers).join(', ') || '(none: the call fails with no-invoker)'}
+`);
+  for (const problem of sample.problems) ctx.err(`weft explain: warning: ${problem}\n`);
 }
 
 function why(c: Explained): string {
@@ -298,12 +358,20 @@ service — activation reads the plain key, and when it is missing or empty, the
 method — so it is in the chain of every method, and at call time reads the value of the called method
 (getMethodParameter) and leaves the other methods alone. --method <m> writes the --param keys at method level
 (m.key=value) to show exactly this; it does not build a per-method chain. When the URL has a methods= list, only
-the listed methods' keys count. A value of false, 0, null or N/A (any case) does not activate.`,
+the listed methods' keys count. A value of false, 0, null or N/A (any case) does not activate.
+
+Routing (--side consumer): the router chain (weft.rpc.Router extensions activated in group consumer, the router
+key adding or removing names) is shown from the manifests. With --registry <url>, the service's current
+providers and routing rules are read from that registry and a sample call (--method, --attachment key=value) is
+routed through the routers installed with weft (@weft/routers) — what each one keeps and removes.`,
   options: [
     { name: 'side', kind: 'string', value: 'provider|consumer', choices: ['provider', 'consumer'], description: 'Which chain: provider (export) or consumer (refer).' },
     { name: 'param', kind: 'list', value: 'key=value', description: 'Add a URL parameter (with --method: a method-level one).' },
     { name: 'method', kind: 'string', value: '<m>', description: 'Write the --param keys as method-level keys <m>.key.' },
     { name: 'filter', kind: 'string', value: '<list>', description: 'The filter list (service.filter / reference.filter): names, -name, default, -default.' },
+    { name: 'registry', kind: 'string', value: '<url>', description: 'Consumer side: route a sample call (--method, --attachment) with the providers and rules of this registry.' },
+    { name: 'attachment', kind: 'list', value: 'key=value', description: 'An attachment of the sample call (dubbo.tag=gray).' },
+    { name: 'timeout', kind: 'string', value: '<ms>', description: 'With --registry: how long each registry operation may take. Default: 5000.' },
     ROOT_OPTION,
     JSON_OPTION,
     HELP_OPTION,
@@ -313,6 +381,8 @@ the listed methods' keys count. A value of false, 0, null or N/A (any case) does
     '# a method-level key puts the filter in every method\'s chain; the filter applies it to sayHello only',
     'weft explain --side provider org.acme.Greeter --method sayHello --param tps=5',
     'weft explain --side consumer org.acme.Greeter --filter "-default,mylog"',
+    '# which providers a gray findUser call reaches, with the rules in ZooKeeper',
+    'weft explain --side consumer org.acme.Users --registry zookeeper://127.0.0.1:2181 --method findUser --attachment dubbo.tag=gray',
     'weft explain "tri://10.0.0.5:50051/org.acme.Greeter?side=provider&accesslog=true&service.filter=-echo" --json',
   ],
   exitCodes: [

@@ -9,6 +9,7 @@ import type { Directory } from '../cluster/directory.js';
 import { ConfigValidator } from '../config/config-validator.js';
 import { ParameterRegistry } from '../config/parameter-registry.js';
 import { LoadBalance } from '../cluster/load-balance.js';
+import { RouterFactory } from '../cluster/router.js';
 import { StaticDirectory } from '../cluster/static-directory.js';
 import type { ApplicationModel } from '../extension/application-model.js';
 import { ExtensionError, ExtensionErrorCode } from '../extension/extension-error.js';
@@ -238,7 +239,7 @@ export class WeftApplication {
     const strict = options.strict === true;
     const keys = ParameterRegistry.fromIndex(model.index, { declare: options.parameters?.declare ?? [] });
     try {
-      await model.loadExtensions(Protocol, Filter, Cluster, LoadBalance, ConfigValidator, RegistryFactory);
+      await model.loadExtensions(Protocol, Filter, Cluster, LoadBalance, RouterFactory, ConfigValidator, RegistryFactory);
       if (options.registry !== undefined) {
         let registryUrl: URL;
         try {
@@ -443,6 +444,7 @@ export class WeftApplication {
       checkKeys: (keys, where) => this.checker.checkKeys(keys, service, where),
       statuses: this.model.getService(RpcStatusRegistry),
       events: this.model.getService(ApplicationEvents),
+      routers: this.model.getExtensionLoader(RouterFactory),
     });
     const registeredConsumer = registeredConsumerUrl(consumerUrl);
     try {

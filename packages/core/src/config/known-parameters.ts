@@ -162,6 +162,17 @@ const ROWS: readonly (readonly [string, string | readonly string[], boolean?])[]
   ['rule.yaml.max-bytes', ZOOKEEPER],
   ['rule.yaml.max-depth', ZOOKEEPER],
   ['rule.yaml.max-aliases', ZOOKEEPER],
+  // Routing (@weft/routers)
+  ['router', CORE],
+  ['dubbo.tag', ['@weft/routers', CORE]],
+  ['dubbo.force.tag', '@weft/routers'],
+  ['rule', '@weft/routers'],
+  ['force', '@weft/routers'],
+  ['runtime', '@weft/routers'],
+  ['compatible_config', '@weft/routers'],
+  ['rule.yaml', '@weft/routers'],
+  ['rule.source', '@weft/routers'],
+  ['rule.scope', '@weft/routers'],
 ];
 
 /**

@@ -45,6 +45,7 @@ export const KNOWN_EXTENSION_POINTS: readonly KnownExtensionPoint[] = Object.fre
   { id: 'weft.rpc.Filter', definedBy: '@weft/core' },
   { id: 'weft.rpc.LoadBalance', definedBy: '@weft/core' },
   { id: 'weft.rpc.Protocol', definedBy: '@weft/core' },
+  { id: 'weft.rpc.Router', definedBy: '@weft/core' },
   { id: 'weft.rpc.Serialization', definedBy: '@weft/core' },
 ]);
 
@@ -84,6 +85,8 @@ export const KNOWN_EXTENSIONS: readonly KnownExtension[] = Object.freeze([
   ...entries('@weft/mock', 'weft.rpc.Protocol', ['mock']),
   ...entries('@weft/protocol-triple', 'weft.rpc.Protocol', ['tri']),
   ...entries('@weft/protocol-dubbo', 'weft.rpc.Protocol', ['dubbo']),
+  ...entries('@weft/routers', 'weft.rpc.Filter', ['tag']),
+  ...entries('@weft/routers', 'weft.rpc.Router', ['condition', 'tag']),
   ...entries('@weft/registry-embedded', 'weft.registry.RegistryFactory', ['embedded']),
   ...entries('@weft/registry-zookeeper', 'weft.registry.RegistryFactory', ['zookeeper']),
   ...entries('@weft/serialization-hessian2', 'weft.rpc.Serialization', ['hessian2']),

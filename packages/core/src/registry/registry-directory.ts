@@ -1,6 +1,9 @@
 import type { ApplicationEvents } from '../common/application-events.js';
 import { safeLog, type Logger } from '../common/logger.js';
 import { Directory } from '../cluster/directory.js';
+import type { RouterFactory } from '../cluster/router.js';
+import { buildRouterChain } from '../cluster/router-chain-builder.js';
+import type { RouterChain } from '../cluster/router-chain.js';
 import type { ExtensionLoader } from '../extension/extension-loader.js';
 import { splitCommaList } from '../extension/names.js';
 import type { Protocol } from '../protocol/protocol.js';
@@ -42,6 +45,8 @@ export interface RegistryDirectoryOptions {
   readonly statuses?: RpcStatusRegistry;
   /** When given, every notification is reported as a `registry.notify` event (category, URL count). */
   readonly events?: ApplicationEvents;
+  /** The application's `weft.rpc.Router` factories; without them `routers` rules are ignored (logged once). */
+  readonly routers?: ExtensionLoader<RouterFactory>;
 }
 
 /**
@@ -65,7 +70,9 @@ export interface RegistryDirectoryOptions {
  *   absent — so an operator's provider-addressed `sayHello.mock=force:…` degrades that method. The new state is
  *   **validated before it is applied**; an invalid rule (e.g. a bad mock expression) is logged and refused, and
  *   the previous behaviour stays. An empty notification keeps the rules; `empty://` clears them.
- * - **routers**: not supported yet; logged once.
+ * - **routers** (routing rules, and config-centre routing rules the registry delivers as URLs): handed to the
+ *   reference's {@link RouterChain} (the `weft.rpc.Router` factories activated for the consumer URL), which
+ *   `list(invocation)` runs on every call from a cache rebuilt only when providers or rules change.
  *
  * Rules scale (see `OverrideIndex`): each rule is indexed by the URLs it can reach, a notification is diffed against
  * the rules in force and only the URLs the changed rules reach are recomputed, in slices of a few milliseconds; the
@@ -104,6 +111,8 @@ export class RegistryDirectory extends Directory {
   private updates: Promise<void> = Promise.resolve();
   private destroyed = false;
   private warnedRouters = false;
+  /** Routing step: the reference's routers (undefined without router factories). */
+  private readonly routerChain: RouterChain | undefined;
   private firstProviders: (() => void) | undefined;
   private readonly providersSeen: Promise<void>;
   private readonly listener: NotifyListener;
@@ -118,6 +127,7 @@ export class RegistryDirectory extends Directory {
     this.index = new OverrideIndex(options.consumerUrl);
     this.subscribeUrl = options.consumerUrl.addParameter('category', 'providers,configurators,routers');
     this.providersSeen = new Promise((resolve) => (this.firstProviders = resolve));
+    this.routerChain = options.routers && buildRouterChain(options.routers, options.service, options.consumerUrl, options.logger, () => this.providerUrls);
     this.listener = (category, urls) => {
       // Each notification carries the full list: only the latest per category matters.
       this.pending.set(category, urls);
@@ -147,8 +157,13 @@ export class RegistryDirectory extends Directory {
     return this.consumerUrl;
   }
 
-  list(_invocation: Invocation): readonly Invoker[] {
-    return this.routable;
+  list(invocation: Invocation): readonly Invoker[] {
+    return this.routerChain === undefined ? this.routable : this.routerChain.route(invocation);
+  }
+
+  /** The reference's router chain (for tools such as `weft explain`); `undefined` without router factories. */
+  getRouterChain(): RouterChain | undefined {
+    return this.routerChain;
   }
 
   override listMockInvokers(_invocation: Invocation): readonly Invoker[] {
@@ -237,9 +252,11 @@ export class RegistryDirectory extends Directory {
         this.index.commit(plan);
         await this.refresh(state);
       } else if (category === RegistryCategory.ROUTERS) {
-        if (!this.warnedRouters && urls.some((u) => u.protocol !== 'empty')) {
+        const rules = urls.filter((u) => u.protocol !== 'empty');
+        if (this.routerChain !== undefined && this.routerChain.routers.length > 0) this.routerChain.setRules(rules);
+        else if (!this.warnedRouters && rules.length > 0) {
           this.warnedRouters = true;
-          safeLog(this.options.logger, 'warn', `routing rules for ${this.service.name} are not supported yet and are ignored`);
+          safeLog(this.options.logger, 'warn', `routing rules for ${this.service.name} are ignored: no router is installed (install @weft/routers for condition and tag routes)`);
         }
       }
     } catch (error) {
@@ -255,7 +272,7 @@ export class RegistryDirectory extends Directory {
   private checkRuleKeys(rules: readonly Configurator[]): void {
     const check = this.options.checkKeys;
     if (check === undefined) return;
-    const from = this.options.registry.getUrl().toIdentityString();
+    const from = maskedIdentity(this.options.registry.getUrl());
     for (const rule of rules) {
       const category = rule.url.getParameter('category') ?? '';
       const kind = category.endsWith('dynamicconfigurators') ? 'config-centre rule' : 'override rule';
@@ -329,6 +346,7 @@ export class RegistryDirectory extends Directory {
     this.routable = all.filter((i) => i.getUrl().protocol !== 'mock');
     this.mocks = all.filter((i) => i.getUrl().protocol === 'mock');
     this.current = directoryUrl;
+    this.routerChain?.setInvokers(this.routable, directoryUrl);
     await Promise.allSettled(removed.map((i) => i.destroy()));
     for (const invoker of removed) this.options.statuses?.remove(invoker.getUrl());
   }
@@ -343,6 +361,7 @@ export class RegistryDirectory extends Directory {
     this.invokers.clear();
     this.routable = [];
     this.mocks = [];
+    this.routerChain?.destroy();
     await Promise.allSettled(invokers.map((i) => i.destroy()));
     for (const invoker of invokers) this.options.statuses?.remove(invoker.getUrl());
   }

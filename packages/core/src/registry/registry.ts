@@ -1,3 +1,4 @@
+import { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
 import type { URL } from '../rpc/url.js';
 import type { RegistryCategory } from './url-match.js';
 
@@ -48,6 +49,24 @@ export abstract class Registry {
    * one for a misspelt service); `undefined` when this registry cannot list them.
    */
   listServices(): Promise<readonly string[] | undefined> {
+    return Promise.resolve(undefined);
+  }
+  /**
+   * Where this registry keeps config-centre documents (`/dubbo/config/dubbo/<key>` on ZooKeeper), for tools that
+   * write rules (`weft route`); `undefined` when it has no config centre.
+   */
+  configPath(_key: string): string | undefined {
+    return undefined;
+  }
+  /**
+   * Writes (or, with `undefined`, deletes) a config-centre document such as `shop.condition-router`.
+   * @throws `RpcError` `registry` when the registry has no config centre or the write fails.
+   */
+  publishConfig(key: string, _content: string | undefined): Promise<void> {
+    return Promise.reject(new RpcError(RpcErrorCode.REGISTRY, `${this.getUrl().toIdentityString()} has no config centre: cannot write ${key}`));
+  }
+  /** Reads a config-centre document; `undefined` when absent (or when the registry has no config centre). */
+  getConfig(_key: string): Promise<string | undefined> {
     return Promise.resolve(undefined);
   }
   /** Unregisters dynamic URLs, stops watching and disconnects. */

@@ -158,7 +158,14 @@ const providerScript = fileURLToPath(new URL('./provider-process.mjs', import.me
 const spawned = new Set<() => Promise<void>>();
 
 /** Starts a provider process of the demo service on `registry`; resolves once it has registered. */
-export async function spawnProvider(options: { readonly root: string; readonly registry: string; readonly label: string; readonly port: number }): Promise<ProviderProcess> {
+export async function spawnProvider(options: {
+  readonly root: string;
+  readonly registry: string;
+  readonly label: string;
+  readonly port: number;
+  /** Export parameters (e.g. a static `dubbo.tag`). */
+  readonly parameters?: Readonly<Record<string, string>>;
+}): Promise<ProviderProcess> {
   const config = JSON.stringify({ ...options, name: 'demo-provider' });
   const child = spawn(process.execPath, [providerScript, config], { stdio: ['ignore', 'pipe', 'pipe'] });
   const pid = child.pid;
