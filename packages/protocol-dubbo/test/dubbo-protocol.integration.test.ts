@@ -195,11 +195,12 @@ describe('dubbo protocol: connection life cycle', () => {
   it('closes a connection idle for 3 × heartbeat on the provider, with a logged reason (the consumer reconnects)', async () => {
     const port = await freePort();
     const provider = await harness.start('provider');
-    await provider.export(Greeter, greeterImpl(), { protocol: 'dubbo', port, parameters: { heartbeat: 100 } });
+    // 3 × 250 ms: long enough that a loaded machine still calls on the new connection before it idles out too.
+    await provider.export(Greeter, greeterImpl(), { protocol: 'dubbo', port, parameters: { heartbeat: 250 } });
     const consumer = await harness.start('consumer');
     const invoker = (await harness.referInvoker(consumer, port, { heartbeat: '0', 'reconnect-backoff': '20' })) as DubboInvoker;
-    await waitFor(() => harness.logger.of('info').some((m) => m.includes('closing idle connection')), 2000, 'the idle close');
-    expect(harness.logger.of('info').find((m) => m.includes('closing idle connection'))).toMatch(/nothing read or written for 300 ms, 3 × heartbeat/);
+    await waitFor(() => harness.logger.of('info').some((m) => m.includes('closing idle connection')), 4000, 'the idle close');
+    expect(harness.logger.of('info').find((m) => m.includes('closing idle connection'))).toMatch(/nothing read or written for 750 ms, 3 × heartbeat/);
     await waitFor(() => invoker.isAvailable(), 2000, 'the reconnect');
     expect((await invoker.invoke(new Invocation({ methodName: 'add', args: [1, 2], service: Greeter }))).value).toBe(3);
     await invoker.destroy();

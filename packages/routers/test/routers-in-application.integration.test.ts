@@ -93,7 +93,7 @@ describe('routers in an application', () => {
     expect(await answers(pinned)).toEqual(['p2']);
     const directory = consumer.getDirectory(pinned) as RegistryDirectory;
     expect(directory.getRouterChain()?.routers.map((r) => r.name)).toEqual(['tag', 'condition', 'pin']);
-    const unpinned = await consumer.refer(Greeter, { parameters: { 'pin.port': ports[1]!, router: '-pin' } });
+    const unpinned = await consumer.refer(Greeter, { loadbalance: 'roundrobin', parameters: { 'pin.port': ports[1]!, router: '-pin' } });
     expect(await answers(unpinned)).toEqual(['p1', 'p2', 'p3']);
   });
 
