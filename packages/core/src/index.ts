@@ -78,8 +78,8 @@ export {
   type ReferOptions,
   type WeftApplicationOptions,
   type ApplicationParameterOptions,
-  type ServiceStatus,
 } from './bootstrap/weft-application.js';
+export type { ServiceStatus } from './bootstrap/service-status.js';
 export {
   resolveServiceAddress,
   firstExternalIpv4,

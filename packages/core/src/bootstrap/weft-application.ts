@@ -4,6 +4,7 @@ import { networkInterfaces } from 'node:os';
 import { ApplicationEvents } from '../common/application-events.js';
 import { safeLog, type Logger } from '../common/logger.js';
 import { maskedIdentity, maskSecrets, maskUrlText } from '../common/mask-secrets.js';
+import type { ServiceStatus } from './service-status.js';
 import { Cluster } from '../cluster/cluster.js';
 import type { Directory } from '../cluster/directory.js';
 import { ConfigValidator } from '../config/config-validator.js';
@@ -640,35 +641,6 @@ export class WeftApplication {
 
 /** The model service under which an application registers itself ({@link WeftApplication.of}). */
 const APPLICATION_SERVICE = 'weft.WeftApplication';
-
-/**
- * What an application exports and refers: {@link WeftApplication.serviceStatus}.
- * @example
- * ```ts
- * const { providers, consumers } = app.serviceStatus();
- * ```
- */
-export interface ServiceStatus {
-  /** The registry's protocol (`zookeeper`, `embedded`), when the application has one. */
-  readonly registry: string | undefined;
-  /** Exported services, sorted by service key. */
-  readonly providers: readonly {
-    readonly serviceKey: string;
-    readonly url: URL;
-    /** Whether the export is registered with the registry at all (not injvm, not `register: false`). */
-    readonly registrable: boolean;
-    /** Whether it is registered now (false: offline, or not registrable). */
-    readonly registered: boolean;
-  }[];
-  /** Referred services, sorted by service key. */
-  readonly consumers: readonly {
-    readonly serviceKey: string;
-    /** Whether providers come from the registry (else from `url`). */
-    readonly fromRegistry: boolean;
-    /** Providers the reference knows now. */
-    readonly providers: number;
-  }[];
-}
 
 /** The time extensions get to finish their destroy() after the calls drained, even when draining used the whole timeout. */
 const SHUTDOWN_GRACE_MS = 250;
