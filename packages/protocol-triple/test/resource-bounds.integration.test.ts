@@ -387,6 +387,11 @@ describe('idle-timeout and a Weft consumer', () => {
     const greeter = await consumer.refer(Greeter, { url: `tri://127.0.0.1:${port}`, retries: 0 });
     expect(await greeter.sayHello('before')).toBe('hello before');
     await new Promise((resolve) => setTimeout(resolve, 1000));
+    // The provider has closed the idle connection (more than once by now); the pool reconnects by itself, and a call
+    // made while it is connected succeeds. (A call that lands in a reconnect backoff fails fast with `network`.)
+    const deadline = Date.now() + 3000;
+    while (!consumer.isAvailable(greeter) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(consumer.isAvailable(greeter)).toBe(true);
     expect(await greeter.sayHello('after')).toBe('hello after');
   });
 });
