@@ -15,7 +15,7 @@ export { ConsoleLogger, Logger, type LogLevel } from './common/logger.js';
 export { isSecretKey, maskedIdentity, maskSecrets, maskUrlText } from './common/mask-secrets.js';
 export { URL, type ParameterEdits, type ParameterSource, type ParameterValue, type URLInit } from './rpc/url.js';
 export { RpcError, RpcErrorCode, type RpcErrorOptions } from './rpc/rpc-error.js';
-export { GrpcStatus } from './rpc/grpc-status.js';
+export { GrpcStatus, grpcStatusOf } from './rpc/grpc-status.js';
 export { Invocation, type AttachmentValue, type InvocationInit } from './rpc/invocation.js';
 export { Result } from './rpc/result.js';
 export { PendingResult } from './rpc/pending-result.js';

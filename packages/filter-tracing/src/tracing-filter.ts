@@ -14,7 +14,7 @@ import {
   type TextMapSetter,
   type Tracer,
 } from '@opentelemetry/api';
-import { Filter, GrpcStatus, Result, RpcError, RpcErrorCode, type Invocation, type Invoker, type URL } from '@weft/core';
+import { Filter, GrpcStatus, grpcStatusOf, Result, RpcError, RpcErrorCode, type Invocation, type Invoker, type URL } from '@weft/core';
 
 import { TracingDefaults } from './tracing-keys.js';
 
@@ -240,29 +240,6 @@ function failed(span: Span, spans: InvokerSpans, error: unknown): void {
   span.end();
 }
 
-/** The gRPC status a `tri` peer sees for a code (the table of `@weft/protocol-triple`). */
-function grpcStatusOf(code: RpcErrorCode): number {
-  switch (code) {
-    case RpcErrorCode.TIMEOUT:
-    case RpcErrorCode.TIMEOUT_TERMINATE:
-      return GrpcStatus.DEADLINE_EXCEEDED;
-    case RpcErrorCode.FORBIDDEN:
-      return GrpcStatus.PERMISSION_DENIED;
-    case RpcErrorCode.AUTHORIZATION:
-      return GrpcStatus.UNAUTHENTICATED;
-    case RpcErrorCode.NETWORK:
-    case RpcErrorCode.LIMIT_EXCEEDED:
-      return GrpcStatus.UNAVAILABLE;
-    case RpcErrorCode.METHOD_NOT_FOUND:
-      return GrpcStatus.NOT_FOUND;
-    case RpcErrorCode.SERIALIZATION:
-      return GrpcStatus.INTERNAL;
-    case RpcErrorCode.CANCELLED:
-      return GrpcStatus.CANCELLED;
-    default:
-      return GrpcStatus.UNKNOWN;
-  }
-}
 
 
 /** The `google.rpc.Code` names, by number (the new conventions' `rpc.response.status_code`). */

@@ -1,3 +1,5 @@
+import { RpcErrorCode } from './rpc-error.js';
+
 /**
  * The gRPC status codes (`google.rpc.Code`, the `grpc-status` trailer), shared by every package that speaks gRPC.
  *
@@ -31,3 +33,36 @@ export const GrpcStatus = {
 
 /** One of the {@link GrpcStatus} values. */
 export type GrpcStatus = (typeof GrpcStatus)[keyof typeof GrpcStatus];
+
+/**
+ * The `grpc-status` a provider sends for a framework failure with this code (Dubbo's `TriRpcStatus.getStatus`).
+ *
+ * @remarks `timeout`/`timeout-terminate` → 4, `forbidden` → 7, `authorization` → 16, `network`/`limit-exceeded` →
+ * 14, `method-not-found` → 5, `serialization` → 13, `cancelled` → 1 (Weft's own code), anything else → 2.
+ * @example
+ * ```ts
+ * grpcStatusOf(RpcErrorCode.LIMIT_EXCEEDED); // 14
+ * ```
+ */
+export function grpcStatusOf(code: RpcErrorCode): GrpcStatus {
+  switch (code) {
+    case RpcErrorCode.TIMEOUT:
+    case RpcErrorCode.TIMEOUT_TERMINATE:
+      return GrpcStatus.DEADLINE_EXCEEDED;
+    case RpcErrorCode.FORBIDDEN:
+      return GrpcStatus.PERMISSION_DENIED;
+    case RpcErrorCode.AUTHORIZATION:
+      return GrpcStatus.UNAUTHENTICATED;
+    case RpcErrorCode.NETWORK:
+    case RpcErrorCode.LIMIT_EXCEEDED:
+      return GrpcStatus.UNAVAILABLE;
+    case RpcErrorCode.METHOD_NOT_FOUND:
+      return GrpcStatus.NOT_FOUND;
+    case RpcErrorCode.SERIALIZATION:
+      return GrpcStatus.INTERNAL;
+    case RpcErrorCode.CANCELLED:
+      return GrpcStatus.CANCELLED;
+    default:
+      return GrpcStatus.UNKNOWN;
+  }
+}

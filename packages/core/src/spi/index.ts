@@ -52,7 +52,7 @@ export { KNOWN_EXTENSION_POINTS, KNOWN_EXTENSIONS, type KnownExtension, type Kno
 export { Logger } from '../common/logger.js';
 export { URL } from '../rpc/url.js';
 export { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
-export { GrpcStatus } from '../rpc/grpc-status.js';
+export { GrpcStatus, grpcStatusOf } from '../rpc/grpc-status.js';
 export { Invocation, type AttachmentValue } from '../rpc/invocation.js';
 export { Result } from '../rpc/result.js';
 export { PendingResult } from '../rpc/pending-result.js';

@@ -1,7 +1,7 @@
 import { GrpcStatus, RpcErrorCode } from '@weft/core';
 
-/** gRPC status codes (the `grpc-status` trailer): core's one table, re-exported under this package's name. */
-export { GrpcStatus } from '@weft/core';
+/** gRPC status codes (the `grpc-status` trailer) and the status of each framework code: core's, re-exported here. */
+export { GrpcStatus, grpcStatusOf } from '@weft/core';
 
 /**
  * The `tri-exception-code` Dubbo uses for business exceptions (its `BIZ_EXCEPTION`), in place of UNKNOWN.
@@ -15,38 +15,6 @@ export const BIZ_EXCEPTION_CODE = 3;
 
 const RPC_CODES: ReadonlySet<string> = new Set(Object.values(RpcErrorCode));
 
-/**
- * The `grpc-status` a provider sends for a framework failure with this code (Dubbo's `TriRpcStatus.getStatus`).
- *
- * @remarks `timeout`/`timeout-terminate` → 4, `forbidden` → 7, `authorization` → 16, `network`/`limit-exceeded` →
- * 14, `method-not-found` → 5, `serialization` → 13, `cancelled` → 1 (Weft's own code), anything else → 2.
- * @example
- * ```ts
- * grpcStatusOf(RpcErrorCode.LIMIT_EXCEEDED); // 14
- * ```
- */
-export function grpcStatusOf(code: RpcErrorCode): GrpcStatus {
-  switch (code) {
-    case RpcErrorCode.TIMEOUT:
-    case RpcErrorCode.TIMEOUT_TERMINATE:
-      return GrpcStatus.DEADLINE_EXCEEDED;
-    case RpcErrorCode.FORBIDDEN:
-      return GrpcStatus.PERMISSION_DENIED;
-    case RpcErrorCode.AUTHORIZATION:
-      return GrpcStatus.UNAUTHENTICATED;
-    case RpcErrorCode.NETWORK:
-    case RpcErrorCode.LIMIT_EXCEEDED:
-      return GrpcStatus.UNAVAILABLE;
-    case RpcErrorCode.METHOD_NOT_FOUND:
-      return GrpcStatus.NOT_FOUND;
-    case RpcErrorCode.SERIALIZATION:
-      return GrpcStatus.INTERNAL;
-    case RpcErrorCode.CANCELLED:
-      return GrpcStatus.CANCELLED;
-    default:
-      return GrpcStatus.UNKNOWN;
-  }
-}
 
 /**
  * The `RpcError` code a consumer reports for a `grpc-status` (Dubbo's `triCodeToDubboCode`, extended).
