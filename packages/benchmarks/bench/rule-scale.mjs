@@ -108,6 +108,10 @@ async function timed(directory, drive) {
   const cpu = process.cpuUsage();
   drive();
   const driving = performance.now() - start; // the source's own synchronous burst (building the lists)
+  // A second histogram from the end of the source's burst: the stalls of Weft's own rule processing. (Building 10,000
+  // growing lists in one turn costs the source ~25 ms of array copies by itself; that turn is in \`stall\` only.)
+  const own = monitorEventLoopDelay({ resolution: 1 });
+  own.enable();
   // A registry delivers the last list of a burst in the next event-loop turn; then wait until it is applied.
   await new Promise((r) => setImmediate(r));
   await directory.settled();
@@ -115,7 +119,8 @@ async function timed(directory, drive) {
   const used = process.cpuUsage(cpu);
   await new Promise((r) => setTimeout(r, 5));
   histogram.disable();
-  return { total, driving, cpu: (used.user + used.system) / 1000, stall: histogram.max / 1e6, p99: histogram.percentile(99) / 1e6 };
+  own.disable();
+  return { total, driving, cpu: (used.user + used.system) / 1000, stall: histogram.max / 1e6, p99: histogram.percentile(99) / 1e6, ownStall: own.max / 1e6 };
 }
 
 /** The longest stall of an idle event loop over `ms` in this process: what the machine adds by itself. */
@@ -161,8 +166,8 @@ export async function benchRuleScale(figures, n = Number(process.env.WEFT_RULES 
   }
   console.log(`\nOverride rules applied by a RegistryDirectory (${n} rules, ${PROVIDERS} providers; goal < 100 ms total, stall < 20 ms)`);
   for (const [name, r] of rows) {
-    console.log(`  ${name.padEnd(18)} total ${r.total.toFixed(1).padStart(9)} ms   cpu ${r.cpu.toFixed(1).padStart(8)} ms   event-loop delay max ${r.stall.toFixed(1).padStart(7)} ms, p99 ${r.p99.toFixed(1).padStart(6)} ms   (source's own burst ${r.driving.toFixed(1)} ms)`);
-    figures.push(`${n} override rules, ${name}: ${r.total.toFixed(1)} ms total (${r.cpu.toFixed(1)} ms CPU), max event-loop stall ${r.stall.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, of which the notifying source's own synchronous burst ${r.driving.toFixed(1)} ms (goal < 100 ms, < 20 ms)`);
+    console.log(`  ${name.padEnd(18)} total ${r.total.toFixed(1).padStart(9)} ms   cpu ${r.cpu.toFixed(1).padStart(8)} ms   event-loop delay max ${r.stall.toFixed(1).padStart(7)} ms, p99 ${r.p99.toFixed(1).padStart(6)} ms, after the source's burst ${r.ownStall.toFixed(1).padStart(6)} ms   (source's own burst ${r.driving.toFixed(1)} ms)`);
+    figures.push(`${n} override rules, ${name}: ${r.total.toFixed(1)} ms total (${r.cpu.toFixed(1)} ms CPU), max event-loop stall ${r.stall.toFixed(1)} ms (after the source's burst: ${r.ownStall.toFixed(1)} ms), p99 ${r.p99.toFixed(1)} ms, of which the notifying source's own synchronous burst ${r.driving.toFixed(1)} ms (goal < 100 ms, < 20 ms)`);
   }
   console.log(`  idle event loop, same process, 1 s: max stall ${idle.toFixed(1)} ms (what the machine adds by itself)`);
   figures.push(`idle event loop in the rule-scale process: max stall ${idle.toFixed(1)} ms over 1 s (machine noise floor)`);
