@@ -8,6 +8,7 @@ import {
   encodeFrame,
   Flag,
   FrameDecoder,
+  FrameWriter,
   intVersion,
   readResponseBody,
   requestId,
@@ -205,5 +206,20 @@ describe('dubbo frame: versions, descriptors, statuses', () => {
     const weft = statusError(70, failureMessage(new RpcError(RpcErrorCode.FORBIDDEN, 'Invalid token')), where);
     expect(weft.code).toBe(RpcErrorCode.FORBIDDEN);
     expect(weft.message).toBe(`${where} failed: status 70 SERVICE_ERROR: Invalid token`);
+  });
+});
+
+describe('FrameWriter', () => {
+  it('writes the frames of one tick in order, in batches of at most 16 frames (the first full batch at once)', async () => {
+    const writes: Buffer[] = [];
+    const socket = { destroyed: false, write: (b: Buffer) => writes.push(Buffer.from(b)) } as unknown as import('node:net').Socket;
+    const writer = new FrameWriter(socket);
+    const frames = Array.from({ length: 20 }, (_, i) => encodeFrame(0x02, DubboStatus.OK, 0, i, Buffer.from([0x90 + (i % 16)])));
+    for (const frame of frames) writer.write(frame);
+    expect(writes.length).toBe(1);
+    expect(writes[0]).toEqual(Buffer.concat(frames.slice(0, 16)));
+    await new Promise((resolve) => process.nextTick(resolve));
+    expect(writes.length).toBe(2);
+    expect(writes[1]).toEqual(Buffer.concat(frames.slice(16)));
   });
 });

@@ -1,11 +1,18 @@
 import type net from 'node:net';
 
+/** Frames a batch holds before it is written at once (see {@link FrameWriter}). */
+const MAX_BATCH_FRAMES = 16;
+/** Bytes a batch holds before it is written at once. */
+const MAX_BATCH_BYTES = 64 * 1024;
+
 /**
- * Batches the frames written to one socket during a tick into one `write` (one buffer, one syscall), the way a
+ * Batches the frames written to one socket during a tick into few `write`s (one buffer, one syscall each), the way a
  * Netty channel flushes once per event-loop turn.
  *
- * @remarks Frames go out in the order written. With 64 calls in flight the responses of one read all leave together;
- * a lone frame is written as is, without a copy.
+ * @remarks Frames go out in the order written. A batch is written at the end of the tick, or as soon as it holds 16
+ * frames or 64 KiB: with 64 calls in flight, the peer starts on the first frames while this side still encodes the
+ * rest (one batch of all 64 made consumer and provider take turns, each idle while the other worked — 0.8× the
+ * throughput of batches of 16 on two cores). A lone frame is written as is, without a copy.
  *
  * @example
  * ```ts
@@ -17,7 +24,10 @@ export class FrameWriter {
   private pending: Buffer[] = [];
   private bytes = 0;
   private scheduled = false;
-  private readonly flush = () => this.flushNow();
+  private readonly flush = () => {
+    this.scheduled = false;
+    this.flushNow();
+  };
 
   constructor(private readonly socket: net.Socket) {}
 
@@ -25,6 +35,11 @@ export class FrameWriter {
     if (this.socket.destroyed) return;
     this.pending.push(frame);
     this.bytes += frame.length;
+    // A full batch leaves now; the tick already scheduled writes what follows.
+    if (this.pending.length >= MAX_BATCH_FRAMES || this.bytes >= MAX_BATCH_BYTES) {
+      this.flushNow();
+      return;
+    }
     if (!this.scheduled) {
       this.scheduled = true;
       process.nextTick(this.flush);
@@ -33,7 +48,6 @@ export class FrameWriter {
 
   /** Writes what is pending now. */
   flushNow(): void {
-    this.scheduled = false;
     const pending = this.pending;
     if (pending.length === 0) return;
     this.pending = [];
