@@ -1,4 +1,5 @@
 import { ObjectOutput, RpcError, RpcErrorCode, type TypeDescriptor } from '@weft/core';
+import type { ScratchPool } from './encoder/byte-sink.js';
 import { HessianEncoder } from './encoder/hessian-encoder.js';
 import { writeThrowable } from './encoder/throwable-writer.js';
 import type { WriterCompiler } from './encoder/writer-compiler.js';
@@ -19,9 +20,15 @@ export class Hessian2Output extends ObjectOutput {
   private encoder: HessianEncoder | undefined;
 
   /** @internal Made by `Hessian2Serialization`. */
-  constructor(private readonly compiler: WriterCompiler) {
+  constructor(
+    private readonly compiler: WriterCompiler,
+    private readonly pool?: ScratchPool,
+  ) {
     super();
-    this.encoder = new HessianEncoder(compiler);
+    // Borrow the serialization's spare buffer (a nested output, while it is lent, gets a fresh one).
+    const scratch = pool?.scratch;
+    if (pool !== undefined) pool.scratch = undefined;
+    this.encoder = new HessianEncoder(compiler, scratch);
   }
 
   private get live(): HessianEncoder {
@@ -57,8 +64,10 @@ export class Hessian2Output extends ObjectOutput {
 
   /** The bytes written. */
   finish(): Uint8Array {
-    const bytes = this.live.bytes();
+    const encoder = this.live;
+    const bytes = encoder.bytes();
     this.encoder = undefined;
+    if (this.pool !== undefined) this.pool.scratch = encoder.release();
     return bytes;
   }
 }

@@ -1,4 +1,5 @@
 import { ObjectSerialization, type TypeDescriptor } from '@weft/core';
+import type { ScratchPool } from './encoder/byte-sink.js';
 import { ReaderCompiler } from './decoder/reader-compiler.js';
 import { WriterCompiler } from './encoder/writer-compiler.js';
 import { Hessian2Input } from './hessian2-input.js';
@@ -29,10 +30,12 @@ export class Hessian2Serialization extends ObjectSerialization {
   readonly dubboSerializationId = 2;
   private readonly writers = new WriterCompiler();
   private readonly readers = new ReaderCompiler();
+  /** The spare output buffer, reused by the next body (its bytes are copied out by `finish()`). */
+  private readonly pool: ScratchPool = { scratch: undefined };
 
   /** Starts a body. */
   createOutput(): Hessian2Output {
-    return new Hessian2Output(this.writers);
+    return new Hessian2Output(this.writers, this.pool);
   }
 
   /** Reads a body. */

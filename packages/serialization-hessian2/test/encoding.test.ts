@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { Hessian2Serialization } from '@weft/serialization-hessian2';
 import { java, mapOf, setOf, type TypeDescriptor } from '@weft/core';
 import { bytesOf, decodeHex, encodeHex, hessian2, hex } from './support/hex.ts';
 
@@ -210,5 +211,28 @@ describe('hessian2 encoding matches hessian-lite byte for byte', () => {
     expect(() => encodeHex(1.5, java.int)).toThrow(/expected a Java int, got 1.5/);
     expect(() => encodeHex(2 ** 64, java.long)).toThrow(/outside the range of a Java long/);
     expect(() => encodeHex('x', java.enum('com.foo.Color', ['RED']))).toThrow(/constant of com.foo.Color/);
+  });
+});
+
+describe('hessian2 output buffer reuse', () => {
+  it('gives each body its own bytes while one buffer is reused, nested outputs included, and large bodies are not kept', () => {
+    const serialization = new Hessian2Serialization();
+    const first = serialization.serialize('first body');
+    const outer = serialization.createOutput();
+    outer.writeString('outer');
+    const inner = serialization.createOutput(); // while the spare buffer is lent to `outer`
+    inner.writeString('inner');
+    const innerBytes = inner.finish();
+    outer.writeString('after');
+    const outerBytes = outer.finish();
+    const big = serialization.serialize('x'.repeat(100_000));
+    const last = serialization.serialize('last');
+    expect(serialization.createInput(first).readObject()).toBe('first body');
+    expect(serialization.createInput(innerBytes).readObject()).toBe('inner');
+    const input = serialization.createInput(outerBytes);
+    expect([input.readObject(), input.readObject()]).toEqual(['outer', 'after']);
+    expect(serialization.createInput(big).readObject()).toBe('x'.repeat(100_000));
+    expect(serialization.createInput(last).readObject()).toBe('last');
+    expect(Buffer.from(last)).toEqual(Buffer.from(new Hessian2Serialization().serialize('last')));
   });
 });

@@ -9,6 +9,20 @@ const STRING_CHUNK = 0x8000;
 /** Bytes in a non-final binary chunk. */
 const BINARY_CHUNK = 0x8000;
 
+/** A buffer and its view, lent to one {@link ByteSink} at a time and given back after `bytes()`. */
+export interface Scratch {
+  buf: Uint8Array;
+  view: DataView;
+}
+
+/** Where a serialization keeps its one spare {@link Scratch} between bodies (a scope object, never module state). */
+export interface ScratchPool {
+  scratch: Scratch | undefined;
+}
+
+/** Largest buffer kept for reuse after a body (a rare large body does not pin its memory). */
+const MAX_SCRATCH = 64 * 1024;
+
 /**
  * A growable byte buffer with Hessian 2's scalar encodings, each in the compact form hessian-lite picks.
  *
@@ -19,9 +33,20 @@ export class ByteSink {
   view: DataView;
   pos = 0;
 
-  constructor(initial = 256) {
-    this.buf = new Uint8Array(initial);
-    this.view = new DataView(this.buf.buffer);
+  /** @param scratch - a buffer to write into (reused across bodies by the serialization); else a fresh one. */
+  constructor(scratch?: Scratch) {
+    if (scratch === undefined) {
+      this.buf = new Uint8Array(256);
+      this.view = new DataView(this.buf.buffer);
+    } else {
+      this.buf = scratch.buf;
+      this.view = scratch.view;
+    }
+  }
+
+  /** The buffer, for the next body to reuse (`undefined` when it grew too large to keep). Call after `bytes()`. */
+  release(): Scratch | undefined {
+    return this.buf.length <= MAX_SCRATCH ? { buf: this.buf, view: this.view } : undefined;
   }
 
   /** Makes room for `n` more bytes. */

@@ -1,5 +1,5 @@
 import { JavaValue, RpcError, RpcErrorCode } from '@weft/core';
-import { ByteSink } from './byte-sink.js';
+import { ByteSink, type Scratch } from './byte-sink.js';
 import type { ClassDef } from '../java/class-def.js';
 
 /** How deeply containers may nest in one written value (cycles are references, so only real depth counts). */
@@ -30,8 +30,11 @@ export class HessianEncoder extends ByteSink {
   /** Containers currently open. */
   depth = 0;
 
-  constructor(readonly source: WriterSource) {
-    super();
+  constructor(
+    readonly source: WriterSource,
+    scratch?: Scratch,
+  ) {
+    super(scratch);
   }
 
   /** Writes `51 n` and returns true when `value` was written before in this body; else numbers it. */
