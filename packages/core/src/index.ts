@@ -99,3 +99,19 @@ export { AbstractRegistry } from './registry/abstract-registry.js';
 export { RegistryDirectory, type RegistryDirectoryOptions } from './registry/registry-directory.js';
 export { Configurator } from './registry/configurator.js';
 export { isConfigurator, isMatch, isRouter, registryCategoryOf, RegistryCategory } from './registry/url-match.js';
+export { RegistrySession, withDeadline, type RegistrySessionOptions } from './governance/registry-session.js';
+export {
+  buildOverrideRule,
+  mergeOverrideRule,
+  OVERRIDE_IDENTITY_KEYS,
+  overrideIdentityOf,
+  overrideNumericProblems,
+  overrideSettings,
+  readOverrideRules,
+  readRegistrations,
+  sameOverrideIdentity,
+  validateOverrideRule,
+  withoutOverrideKeys,
+  type OverrideIdentity,
+} from './governance/override-rules.js';
+export { buildConditionRouteUrl, conditionRouteText, readConditionRoutes, routeRuleNode, routeRuleUrl, type ConditionRouteFlags, type RouteRuleKind } from './governance/route-rules.js';

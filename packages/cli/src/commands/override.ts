@@ -1,4 +1,20 @@
-import { maskUrlText, ParameterRegistry, URL, type NotifyListener, type RegistryCategory } from '@weft/core';
+import {
+  buildOverrideRule,
+  maskUrlText,
+  mergeOverrideRule,
+  OVERRIDE_IDENTITY_KEYS,
+  overrideIdentityOf,
+  overrideNumericProblems,
+  overrideSettings,
+  ParameterRegistry,
+  readOverrideRules,
+  readRegistrations,
+  sameOverrideIdentity,
+  URL,
+  validateOverrideRule,
+  withoutOverrideKeys,
+  type OverrideIdentity,
+} from '@weft/core';
 import { boundedEditDistance, splitCommaList } from '@weft/core/spi';
 
 import { booleanFlag, integerFlag, stringFlag, type ParsedArgs } from '../args.js';
@@ -7,23 +23,7 @@ import { CliFailure, ExitCode, formatTable, toJson, UsageError } from '../io.js'
 import { RegistrySession } from '../registry-session.js';
 
 const SERVICE_NAME = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/;
-/** Keys that make up a rule's identity: set by flags, never as key=value. */
-const IDENTITY_KEYS = new Set(['category', 'dynamic', 'group', 'version', 'application', 'interface']);
-/** Numeric keys consumers check (as `WeftApplication` does at refer time), at service or method level. */
-const NUMERIC_KEYS = new Set(['timeout', 'retries', 'tps', 'tps.interval', 'executes', 'actives', 'weight', 'warmup', 'forks']);
-/** Of those, the counts: whole numbers only. */
-const INTEGER_KEYS = new Set(['retries', 'tps', 'executes', 'actives', 'weight', 'forks']);
-const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 const DEFAULT_TIMEOUT = 5000;
-
-/** Who a rule is for: the address it names, and its group, version and application conditions. */
-interface Identity {
-  readonly host: string;
-  readonly port: number;
-  readonly group: string | undefined;
-  readonly version: string | undefined;
-  readonly application: string | undefined;
-}
 
 /** A rule as listed. */
 interface ListedRule {
@@ -37,35 +37,6 @@ interface ListedRule {
   readonly parameters: Record<string, string>;
 }
 
-function identityOf(rule: URL): Identity {
-  return { host: rule.host, port: rule.port, group: rule.getGroup() || undefined, version: rule.getVersion() || undefined, application: rule.getApplication() || undefined };
-}
-
-function sameIdentity(rule: URL, id: Identity): boolean {
-  const other = identityOf(rule);
-  return other.host === id.host && other.port === id.port && other.group === id.group && other.version === id.version && other.application === id.application;
-}
-
-/** The rule's parameters other than its identity keys, in order. */
-function settings(rule: URL): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const [key, value] of rule.parameters) if (!IDENTITY_KEYS.has(key)) out.set(key, value);
-  return out;
-}
-
-/** `override://<address>/<service>?category=configurators&dynamic=false[&group][&version][&application]&<settings>`. */
-function buildRule(service: string, id: Identity, values: ReadonlyMap<string, string>): URL {
-  const parameters: [string, string][] = [
-    ['category', 'configurators'],
-    ['dynamic', 'false'],
-  ];
-  if (id.group !== undefined) parameters.push(['group', id.group]);
-  if (id.version !== undefined) parameters.push(['version', id.version]);
-  if (id.application !== undefined) parameters.push(['application', id.application]);
-  for (const entry of values) parameters.push(entry);
-  return new URL({ protocol: 'override', host: id.host, port: id.port, path: service, parameters });
-}
-
 function listedRule(rule: URL): ListedRule {
   return {
     url: rule.toString(),
@@ -75,69 +46,14 @@ function listedRule(rule: URL): ListedRule {
     version: rule.getVersion() || null,
     application: rule.getApplication() || null,
     enabled: rule.getParameter('enabled') !== 'false',
-    parameters: Object.fromEntries(settings(rule)),
+    parameters: Object.fromEntries(overrideSettings(rule)),
   };
-}
-
-/** Numeric keys with values consumers would refuse. */
-function numericProblems(rule: URL): string[] {
-  const problems: string[] = [];
-  for (const [name, value] of rule.parameters) {
-    let key: string | undefined;
-    if (NUMERIC_KEYS.has(name)) key = name;
-    else {
-      const dot = name.indexOf('.');
-      if (dot > 0 && NUMERIC_KEYS.has(name.slice(dot + 1))) key = name.slice(dot + 1);
-    }
-    if (key === undefined) continue;
-    const number = DECIMAL.test(value) ? Number(value) : NaN;
-    if (!Number.isFinite(number)) problems.push(`${name}=${value}: expected a finite decimal number`);
-    else if (INTEGER_KEYS.has(key) && !Number.isInteger(number)) problems.push(`${name}=${value}: expected a whole number`);
-  }
-  return problems;
-}
-
-/** Validates a rule: numeric keys, then the activated config validators (method-level mock expressions too). */
-async function validateRule(session: RegistrySession, rule: URL, service: string): Promise<string[]> {
-  const problems = numericProblems(rule);
-  const where = `override rule for ${service}`;
-  problems.push(...(await session.validate(rule, where)));
-  // Validators get no service definition here, so they check interface-level keys; a method-level mock
-  // expression is checked the same way, on its own.
-  for (const [name, value] of rule.parameters) {
-    const dot = name.indexOf('.');
-    if (dot <= 0 || name.slice(dot + 1) !== 'mock') continue;
-    const alone = new URL({ protocol: rule.protocol, host: rule.host, port: rule.port, path: rule.path, parameters: { mock: value } });
-    problems.push(...(await session.validate(alone, `${where} (${name})`)));
-  }
-  return problems;
 }
 
 /** The providers and consumers registered for a service (their URLs carry `interface`, `methods` and their keys). */
 async function readRegistered(session: RegistrySession, service: string): Promise<URL[]> {
-  const subscription = new URL({
-    protocol: 'consumer',
-    host: '0.0.0.0',
-    path: service,
-    parameters: { interface: service, category: 'providers,consumers', side: 'consumer', group: '*', version: '*', enabled: '*', check: 'false' },
-  });
-  return session.call(`reading the providers and consumers of ${service}`, async () => {
-    const seen = new Map<string, readonly URL[]>();
-    let done: () => void = () => undefined;
-    const both = new Promise<void>((resolve) => (done = resolve));
-    const listener: NotifyListener = (category: RegistryCategory, urls) => {
-      if (category !== 'providers' && category !== 'consumers') return;
-      seen.set(category, urls);
-      if (seen.size === 2) done();
-    };
-    await session.registry.subscribe(subscription, listener);
-    try {
-      await both;
-      return [...seen.values()].flat().filter((u) => u.protocol !== 'empty');
-    } finally {
-      await session.registry.unsubscribe(subscription, listener).catch(() => undefined);
-    }
-  });
+  const { providers, consumers } = await readRegistrations(session, service);
+  return [...providers, ...consumers];
 }
 
 /** The closest of `candidates` to `name` (bounded edit distance), if any is close. */
@@ -194,30 +110,7 @@ async function registryProblems(session: RegistrySession, service: string, value
   return problems;
 }
 
-/** Reads the current override rules of a service: subscribes to its configurators and takes the first notification. */
-async function readRules(session: RegistrySession, service: string): Promise<URL[]> {
-  const subscription = new URL({
-    protocol: 'consumer',
-    host: '0.0.0.0',
-    path: service,
-    parameters: { interface: service, category: 'configurators', side: 'consumer', group: '*', version: '*', enabled: '*', check: 'false' },
-  });
-  return session.call(`reading the override rules of ${service}`, async () => {
-    let deliver: (urls: readonly URL[]) => void = () => undefined;
-    const first = new Promise<readonly URL[]>((resolve) => (deliver = resolve));
-    const listener: NotifyListener = (category: RegistryCategory, urls) => {
-      if (category === 'configurators') deliver(urls);
-    };
-    await session.registry.subscribe(subscription, listener);
-    try {
-      return (await first).filter((u) => u.protocol !== 'empty');
-    } finally {
-      await session.registry.unsubscribe(subscription, listener).catch(() => undefined);
-    }
-  });
-}
-
-function parseIdentity(args: ParsedArgs): { service: string; id: Identity; given: Set<string> } {
+function parseIdentity(args: ParsedArgs): { service: string; id: OverrideIdentity; given: Set<string> } {
   const service = stringFlag(args, 'service');
   if (service === undefined) throw new UsageError('missing --service <interface>: whose override rules');
   if (!SERVICE_NAME.test(service)) throw new UsageError(`unknown service "${service}": not a service interface name (dotted identifiers such as org.acme.Greeter)`);
@@ -251,14 +144,14 @@ function registryUrl(args: ParsedArgs, ctx: CommandContext): URL {
   return url;
 }
 
-function describeIdentity(service: string, id: Identity): string {
+function describeIdentity(service: string, id: OverrideIdentity): string {
   const conditions = [id.group && `group ${id.group}`, id.version && `version ${id.version}`, id.application && `application ${id.application}`].filter(Boolean);
   const address = id.port === 0 ? id.host : `${id.host}:${id.port}`;
   return `${service} at ${address}${conditions.length > 0 ? ` (${conditions.join(', ')})` : ''}`;
 }
 
 async function verify(session: RegistrySession, service: string, present: readonly URL[], absent: readonly URL[]): Promise<void> {
-  const now = await readRules(session, service);
+  const now = await readOverrideRules(session, service);
   const has = (rule: URL) => now.some((u) => u.equals(rule));
   const missing = present.filter((r) => !has(r));
   const kept = absent.filter((r) => has(r) && !present.some((p) => p.equals(r)));
@@ -278,12 +171,12 @@ async function set(args: ParsedArgs, ctx: CommandContext, pairs: readonly string
     if (eq <= 0) throw new UsageError(`"${pair}" is not key=value`);
     const key = pair.slice(0, eq);
     const value = pair.slice(eq + 1);
-    if (IDENTITY_KEYS.has(key)) throw new UsageError(`"${key}" is part of the rule's identity, not a setting: use --${key === 'interface' ? 'service' : key} instead`);
+    if (OVERRIDE_IDENTITY_KEYS.has(key)) throw new UsageError(`"${key}" is part of the rule's identity, not a setting: use --${key === 'interface' ? 'service' : key} instead`);
     if (value === '') throw new UsageError(`"${pair}" has an empty value: to remove a key from a rule, use weft override rm ${key}`);
     values.set(key, value);
   }
-  const requested = buildRule(service, id, values);
-  const early = numericProblems(requested);
+  const requested = buildOverrideRule(service, id, values);
+  const early = overrideNumericProblems(requested);
   if (early.length > 0) throw new CliFailure(`rejected, nothing written: ${early.join('; ')}`);
   const session = await RegistrySession.open(url, integerFlag(args, 'timeout', DEFAULT_TIMEOUT));
   try {
@@ -291,21 +184,15 @@ async function set(args: ParsedArgs, ctx: CommandContext, pairs: readonly string
       const unknown = await registryProblems(session, service, values);
       if (unknown.length > 0) throw new CliFailure(`rejected, nothing written (--force writes it anyway): ${unknown.join('; ')}`);
     }
-    const problems = await validateRule(session, requested, service);
+    const problems = await validateOverrideRule(session, requested, service);
     if (problems.length > 0) throw new CliFailure(`rejected, nothing written: ${problems.join('; ')}`);
-    const existing = (await readRules(session, service)).filter((r) => sameIdentity(r, id));
-    const merged = new Map<string, string>();
-    for (const rule of existing) for (const [k, v] of settings(rule)) merged.set(k, v);
-    for (const [k, v] of values) merged.set(k, v);
-    const rule = buildRule(service, id, merged);
+    const { rule, replaced, unchanged, same: existing } = mergeOverrideRule(await readOverrideRules(session, service), service, id, values);
     if (existing.length > 0) {
-      const mergedProblems = await validateRule(session, rule, service);
+      const mergedProblems = await validateOverrideRule(session, rule, service);
       if (mergedProblems.length > 0) {
         throw new CliFailure(`rejected, nothing written: merged with the existing rule ${existing.map((r) => r.toString()).join(', ')} it is invalid: ${mergedProblems.join('; ')}`);
       }
     }
-    const replaced = existing.filter((r) => !r.equals(rule));
-    const unchanged = existing.length > 0 && replaced.length === 0;
     if (!unchanged) {
       await session.call(`writing ${rule.toString()}`, () => session.registry.register(rule));
       for (const old of replaced) await session.call(`removing ${old.toString()}`, () => session.registry.unregister(old));
@@ -330,7 +217,7 @@ async function list(args: ParsedArgs, ctx: CommandContext): Promise<number> {
   const url = registryUrl(args, ctx);
   const session = await RegistrySession.open(url, integerFlag(args, 'timeout', DEFAULT_TIMEOUT));
   try {
-    const rules = (await readRules(session, service)).filter((r) => matchesGiven(r, id, given));
+    const rules = (await readOverrideRules(session, service)).filter((r) => matchesGiven(r, id, given));
     if (booleanFlag(args, 'json')) {
       ctx.out(toJson({ registry: session.address, service, rules: rules.map(listedRule) }));
       return ExitCode.OK;
@@ -360,8 +247,8 @@ async function list(args: ParsedArgs, ctx: CommandContext): Promise<number> {
 }
 
 /** Whether a rule matches the identity flags that were given (omitted flags match anything). */
-function matchesGiven(rule: URL, id: Identity, given: ReadonlySet<string>): boolean {
-  const other = identityOf(rule);
+function matchesGiven(rule: URL, id: OverrideIdentity, given: ReadonlySet<string>): boolean {
+  const other = overrideIdentityOf(rule);
   if (given.has('address') && (other.host !== id.host || other.port !== id.port)) return false;
   if (given.has('group') && other.group !== id.group) return false;
   if (given.has('version') && other.version !== id.version) return false;
@@ -377,11 +264,11 @@ async function rm(args: ParsedArgs, ctx: CommandContext, keys: readonly string[]
   if (!all && keys.length === 0) throw new UsageError('missing <key>...: which keys to remove from the rule (or --all to remove whole rules)');
   for (const key of keys) {
     if (key.includes('=')) throw new UsageError(`"${key}": give keys only (timeout, not timeout=3000)`);
-    if (IDENTITY_KEYS.has(key)) throw new UsageError(`"${key}" is part of the rule's identity: use --all with --${key} to remove whole rules`);
+    if (OVERRIDE_IDENTITY_KEYS.has(key)) throw new UsageError(`"${key}" is part of the rule's identity: use --all with --${key} to remove whole rules`);
   }
   const session = await RegistrySession.open(url, integerFlag(args, 'timeout', DEFAULT_TIMEOUT));
   try {
-    const rules = await readRules(session, service);
+    const rules = await readOverrideRules(session, service);
     const removed: URL[] = [];
     const written: URL[] = [];
     if (all) {
@@ -392,18 +279,15 @@ async function rm(args: ParsedArgs, ctx: CommandContext, keys: readonly string[]
         removed.push(rule);
       }
     } else {
-      const targets = rules.filter((r) => sameIdentity(r, id) && keys.some((k) => settings(r).has(k)));
+      const targets = rules.filter((r) => sameOverrideIdentity(r, id) && keys.some((k) => overrideSettings(r).has(k)));
       if (targets.length === 0) {
-        const same = rules.filter((r) => sameIdentity(r, id));
-        const hint = same.length === 0 ? 'there is no rule for it' : `its rule sets ${[...settings(same[0] as URL).keys()].join(', ')}`;
+        const same = rules.filter((r) => sameOverrideIdentity(r, id));
+        const hint = same.length === 0 ? 'there is no rule for it' : `its rule sets ${[...overrideSettings(same[0] as URL).keys()].join(', ')}`;
         throw new CliFailure(`no override rule for ${describeIdentity(service, id)} sets ${keys.join(', ')} (${hint}); nothing removed`);
       }
       for (const rule of targets) {
-        const remaining = settings(rule);
-        for (const key of keys) remaining.delete(key);
-        const applied = [...remaining.keys()].filter((k) => !k.startsWith('~') && !['enabled', 'check', 'side', 'configVersion', 'priority', 'providerAddresses', 'anyhost'].includes(k));
-        if (applied.length > 0) {
-          const next = buildRule(service, identityOf(rule), remaining);
+        const next = withoutOverrideKeys(rule, keys);
+        if (next !== undefined) {
           await session.call(`writing ${next.toString()}`, () => session.registry.register(next));
           written.push(next);
         }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 
-import { URL, type NotifyListener, type RegistryCategory } from '@weft/core';
+import { buildConditionRouteUrl, conditionRouteText, readConditionRoutes, routeRuleNode, routeRuleUrl, URL } from '@weft/core';
 
 import { booleanFlag, integerFlag, stringFlag, type ParsedArgs } from '../args.js';
 import { HELP_OPTION, JSON_OPTION, type Command, type CommandContext } from '../command.js';
@@ -38,72 +38,15 @@ function kindFlag(args: ParsedArgs): Kind {
   return kind as Kind;
 }
 
-/** `condition://0.0.0.0/<service>?category=routers&dynamic=false&…&rule=<encoded rule>` (Dubbo 2.7 / dubbo-admin's legacy form). */
+/** The legacy condition route of the flags (core's {@link buildConditionRouteUrl}, shared with `@weft/admin`). */
 function legacyRule(args: ParsedArgs, service: string, text: string): URL {
-  const priority = integerFlag(args, 'priority', 0);
-  const parameters: [string, string][] = [
-    ['category', 'routers'],
-    ['dynamic', 'false'],
-    ['enabled', String(!booleanFlag(args, 'disabled'))],
-    ['force', String(booleanFlag(args, 'force'))],
-    ['priority', String(priority)],
-    ['router', 'condition'],
-    ['runtime', String(booleanFlag(args, 'runtime'))],
-  ];
-  for (const key of ['group', 'version']) {
-    const value = stringFlag(args, key);
-    if (value !== undefined && value !== '') parameters.push([key, value]);
-  }
-  // The rule is encoded once more, as Dubbo writes it, so its `&` and `=` survive the registry's node names.
-  parameters.push(['rule', URL.encode(text)]);
-  return new URL({ protocol: 'condition', host: '0.0.0.0', path: service, parameters });
-}
-
-/** The rule text of a legacy URL, decoded as the consumers read it. */
-function ruleText(url: URL): string {
-  const raw = url.getParameter('rule') ?? '';
-  try {
-    return /[%+]/.test(raw) ? URL.decode(raw) : raw;
-  } catch {
-    return raw;
-  }
-}
-
-/** The config-centre rule delivered as the consumers' routers get it, for validation. */
-function configRuleUrl(kind: Kind, key: string, path: string, text: string): URL {
-  return new URL({
-    protocol: 'route',
-    host: '0.0.0.0',
-    path: key.includes(':') ? key.slice(0, key.indexOf(':')) : 'weft.cli.Rule',
-    parameters: new Map([
-      ['category', 'routers'],
-      ['router', kind],
-      ['rule.scope', key.includes(':') ? 'service' : 'application'],
-      ['rule.source', path],
-      ['rule.yaml', text],
-    ]),
-  });
-}
-
-async function readLegacy(session: RegistrySession, service: string): Promise<URL[]> {
-  const subscription = new URL({
-    protocol: 'consumer',
-    host: '0.0.0.0',
-    path: service,
-    parameters: { interface: service, category: 'routers', side: 'consumer', group: '*', version: '*', enabled: '*', check: 'false' },
-  });
-  return session.call(`reading the routing rules of ${service}`, async () => {
-    let deliver: (urls: readonly URL[]) => void = () => undefined;
-    const first = new Promise<readonly URL[]>((resolve) => (deliver = resolve));
-    const listener: NotifyListener = (category: RegistryCategory, urls) => {
-      if (category === 'routers') deliver(urls);
-    };
-    await session.registry.subscribe(subscription, listener);
-    try {
-      return (await first).filter((u) => u.protocol !== 'empty' && u.getParameter('rule.yaml') === undefined);
-    } finally {
-      await session.registry.unsubscribe(subscription, listener).catch(() => undefined);
-    }
+  return buildConditionRouteUrl(service, text, {
+    force: booleanFlag(args, 'force'),
+    priority: integerFlag(args, 'priority', 0),
+    runtime: booleanFlag(args, 'runtime'),
+    disabled: booleanFlag(args, 'disabled'),
+    group: stringFlag(args, 'group'),
+    version: stringFlag(args, 'version'),
   });
 }
 
@@ -119,14 +62,14 @@ async function add(args: ParsedArgs, ctx: CommandContext, rest: readonly string[
   const session = await RegistrySession.open(registryUrl(args, ctx), integerFlag(args, 'timeout', DEFAULT_TIMEOUT));
   try {
     // Read first: the registry is then connected, whatever the validation says (closing a client mid-handshake is not clean).
-    const before = await readLegacy(session, service);
+    const before = await readConditionRoutes(session, service);
     await rejectIfBad(session, 'condition', rule, `the rule "${rest[0] as string}"`);
     if (before.some((u) => u.equals(rule))) {
       ctx.out(booleanFlag(args, 'json') ? toJson({ ok: true, registry: session.address, service, rule: rule.toString(), unchanged: true }) : `Unchanged: ${service} already has that condition route.\n  ${rule.toString()}\n`);
       return ExitCode.OK;
     }
     await session.call(`writing ${rule.toString()}`, () => session.registry.register(rule));
-    const now = await readLegacy(session, service);
+    const now = await readConditionRoutes(session, service);
     if (!now.some((u) => u.equals(rule))) throw new CliFailure(`the registry ${session.address} did not keep ${rule.toString()}${session.reported()}`);
     if (booleanFlag(args, 'json')) ctx.out(toJson({ ok: true, registry: session.address, service, rule: rule.toString() }));
     else ctx.out(`Wrote the condition route for ${service} to ${session.address}:\n  ${rule.toString()}\n`);
@@ -142,7 +85,7 @@ function documentKey(args: ParsedArgs, kind: Kind): string {
     throw new UsageError(`missing --key: the application (${kind === 'tag' ? 'the provider application, for tag rules' : 'shop'}) or the service key <interface>:<version>:<group> (org.acme.Greeter::)`);
   }
   if (kind === 'tag' && key.includes(':')) throw new UsageError(`--key ${key}: tag rules belong to a provider application (demo-provider), not a service`);
-  return `${key.trim()}.${kind}-router`;
+  return routeRuleNode(kind, key);
 }
 
 async function put(args: ParsedArgs, ctx: CommandContext, rest: readonly string[]): Promise<number> {
@@ -163,7 +106,7 @@ async function put(args: ParsedArgs, ctx: CommandContext, rest: readonly string[
     const path = session.registry.configPath(node);
     if (path === undefined) throw new CliFailure(`${session.address} has no config centre: YAML rules need ZooKeeper (or use weft route add for a routers URL)`);
     await session.call(`reading ${path}`, () => session.registry.getConfig(node));
-    await rejectIfBad(session, kind, configRuleUrl(kind, node.slice(0, node.lastIndexOf('.')), path, text), `the ${kind} rule for ${path}`);
+    await rejectIfBad(session, kind, routeRuleUrl(kind, node.slice(0, node.lastIndexOf('.')), path, text), `the ${kind} rule for ${path}`);
     await session.call(`writing ${path}`, () => session.registry.publishConfig(node, text));
     const back = await session.call(`reading ${path} back`, () => session.registry.getConfig(node));
     if (back !== text) throw new CliFailure(`the registry ${session.address} did not keep ${path}${session.reported()}`);
@@ -180,7 +123,7 @@ async function list(args: ParsedArgs, ctx: CommandContext): Promise<number> {
   const apps = [stringFlag(args, 'application'), stringFlag(args, 'provider-application')].filter((a): a is string => a !== undefined && a !== '');
   const session = await RegistrySession.open(registryUrl(args, ctx), integerFlag(args, 'timeout', DEFAULT_TIMEOUT));
   try {
-    const legacy = await readLegacy(session, service);
+    const legacy = await readConditionRoutes(session, service);
     const nodes = [
       `${service}:${stringFlag(args, 'version') ?? ''}:${stringFlag(args, 'group') ?? ''}.condition-router`,
       ...apps.map((a) => `${a}.condition-router`),
@@ -194,7 +137,7 @@ async function list(args: ParsedArgs, ctx: CommandContext): Promise<number> {
       if (text !== undefined && text.trim() !== '') documents.push({ path, text });
     }
     const rows = legacy.map((u) => ({
-      rule: ruleText(u),
+      rule: conditionRouteText(u),
       force: u.getParameter('force') === 'true',
       priority: Number(u.getParameter('priority') ?? 0),
       enabled: u.getParameter('enabled') !== 'false',
@@ -235,10 +178,10 @@ async function rm(args: ParsedArgs, ctx: CommandContext, rest: readonly string[]
     const service = serviceFlag(args);
     const all = booleanFlag(args, 'all');
     if (all === (rest.length > 0)) throw new UsageError('give the rule text to remove, or --all (or --key … --kind … for a YAML rule)');
-    const legacy = await readLegacy(session, service);
-    const targets = all ? legacy : legacy.filter((u) => ruleText(u) === rest[0]);
+    const legacy = await readConditionRoutes(session, service);
+    const targets = all ? legacy : legacy.filter((u) => conditionRouteText(u) === rest[0]);
     if (targets.length === 0) {
-      const known = legacy.map((u) => `"${ruleText(u)}"`).join(', ') || 'none';
+      const known = legacy.map((u) => `"${conditionRouteText(u)}"`).join(', ') || 'none';
       throw new CliFailure(`no condition route of ${service} ${all ? 'exists' : `is "${rest[0] as string}"`} at ${session.address} (routes: ${known}); nothing removed`);
     }
     for (const rule of targets) await session.call(`removing ${rule.toString()}`, () => session.registry.unregister(rule));
