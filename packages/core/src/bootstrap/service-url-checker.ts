@@ -53,6 +53,7 @@ export class ServiceUrlChecker {
       }
       void key;
     };
+    refuseUnhonouredTls(url, where, side);
     for (const key of numeric) check(key, () => url.getParameter(key, 0));
     for (const method of service.methodNames) {
       for (const key of numeric) check(`${method}.${key}`, () => url.getMethodParameter(method, key, 0));
@@ -96,6 +97,33 @@ export class ServiceUrlChecker {
       `${where}: ${key}=${name} names no ${loader.point.id} extension. ${loader.describeMissing(name)}`,
     );
   }
+}
+
+/** The certificate keys (Dubbo's `ssl` config names) a TLS export or reference would need, per side. */
+const TLS_KEYS = {
+  provider: ['ssl.server-key-cert-chain-path', 'ssl.server-private-key-path'],
+  consumer: ['ssl.client-trust-cert-collection-path'],
+} as const;
+
+/**
+ * Refuses `ssl-enabled=true`: no Weft protocol terminates TLS in this release, and serving or calling in plaintext
+ * under a key that asks for TLS would be a silent downgrade.
+ * @throws `ERR_SPI_INVALID_PARAMETER` naming the key, the protocol and the certificate keys TLS would need.
+ * @internal
+ */
+export function refuseUnhonouredTls(url: URL, where: string, side: 'provider' | 'consumer'): void {
+  const value = url.getParameter('ssl-enabled')?.trim().toLowerCase();
+  if (value === undefined || value === '' || value === 'false') return;
+  if (value !== 'true') {
+    throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `${where}: ssl-enabled=${value} is not a boolean (use true or false).`);
+  }
+  const needed = TLS_KEYS[side].join(' and ');
+  throw new ExtensionError(
+    ExtensionErrorCode.INVALID_PARAMETER,
+    `${where}: ssl-enabled=true cannot be honoured: protocol "${url.protocol}" has no TLS in this release (the certificate ` +
+      `keys ${needed} are not read), and Weft refuses to ${side === 'provider' ? 'serve' : 'call'} in plaintext under a key ` +
+      `that asks for TLS. Remove ssl-enabled, or terminate TLS in front of the service (a proxy or sidecar).`,
+  );
 }
 
 /**

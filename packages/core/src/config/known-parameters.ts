@@ -84,6 +84,7 @@ const ROWS: readonly (readonly [string, string | readonly string[], boolean?])[]
   // Provider
   ['service.filter', CORE],
   ['token', [CORE, TRIPLE, '@weft/filter-token', DUBBO]],
+  ['ssl-enabled', CORE],
   ['tps', '@weft/filter-tpslimit', true],
   ['tps.interval', '@weft/filter-tpslimit', true],
   ['tps.limiter', '@weft/filter-tpslimit'],
