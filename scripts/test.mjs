@@ -40,6 +40,12 @@ if (spawnSync('javac', ['-version'], { stdio: 'ignore' }).status !== 0 || !exist
   if (javaSetup.status !== 0) console.error('[weft] could not install default-jdk-headless and libhessian-java: the Hessian oracle tests will fail.');
 }
 
+// The TLS tests of tri and dubbo generate throwaway certificates with Debian's `openssl`: install it if missing.
+if (spawnSync('openssl', ['version'], { stdio: 'ignore' }).status !== 0) {
+  const openssl = spawnSync('bash', [join(root, 'scripts', 'install-openssl.sh')], { cwd: root, stdio: 'inherit', env });
+  if (openssl.status !== 0) console.error('[weft] could not install openssl: the TLS tests will fail.');
+}
+
 // The docs-site test drives Debian's `chromium` headless (playwright-core never downloads a browser): install it if missing.
 if (!existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium')) {
   const browser = spawnSync('bash', [join(root, 'scripts', 'install-chromium.sh')], { cwd: root, stdio: 'inherit', env });

@@ -43,3 +43,29 @@ export class StubInvoker extends Invoker {
   getUrl(): URL;
   invoke(invocation: Invocation): Result | Promise<Result>;
 }
+
+/** The files of {@link createTestPki} (PEM paths). */
+export interface TestPki {
+  readonly dir: string;
+  /** The CA every certificate but the rogue one chains to. */
+  readonly ca: string;
+  /** `CN=localhost`, SAN `DNS:localhost, IP:127.0.0.1`, serverAuth. */
+  readonly serverCert: string;
+  readonly serverKey: string;
+  /** `serverKey` encrypted with {@link TestPki.passphrase}. */
+  readonly serverKeyEncrypted: string;
+  readonly passphrase: string;
+  /** A server certificate of the same CA for `other.example` only. */
+  readonly otherServerCert: string;
+  readonly otherServerKey: string;
+  /** `O=Acme, CN=billing`, SAN `URI:spiffe://acme/billing`, clientAuth. */
+  readonly clientCert: string;
+  readonly clientKey: string;
+  /** `CN=billing` from an untrusted CA. */
+  readonly rogueCert: string;
+  readonly rogueKey: string;
+  readonly rogueCa: string;
+}
+
+/** Generates a throwaway PKI in `dir` with Debian's `openssl` (EC P-256, valid 2 days). */
+export function createTestPki(dir: string): TestPki;

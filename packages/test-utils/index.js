@@ -1,5 +1,6 @@
 // Test helpers shared by Weft's packages (plain JS: no build step).
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -106,4 +107,48 @@ export class StubInvoker extends Invoker {
     this.reached.push(invocation);
     return this.answer(invocation);
   }
+}
+
+/**
+ * Generates a throwaway PKI with Debian's `openssl` in `dir`: a CA, a server certificate for `localhost` and
+ * `127.0.0.1`, a client certificate `CN=billing` (SAN `URI:spiffe://acme/billing`), a client certificate from an
+ * untrusted CA (`rogue`), and the server key encrypted with the passphrase `hunter2`. EC P-256 keys, valid 2 days.
+ */
+export function createTestPki(dir) {
+  mkdirSync(dir, { recursive: true });
+  const at = (name) => join(dir, name);
+  const openssl = (...args) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-noenc'];
+  const ca = (name, subject) =>
+    openssl('req', '-x509', ...ec, '-keyout', at(`${name}.key`), '-out', at(`${name}.pem`), '-days', '2', '-subj', subject,
+      '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
+  let serial = 1;
+  const leaf = (name, subject, issuer, extensions) => {
+    writeFileSync(at(`${name}.ext`), extensions);
+    openssl('req', ...ec, '-keyout', at(`${name}.key`), '-out', at(`${name}.csr`), '-subj', subject);
+    openssl('x509', '-req', '-in', at(`${name}.csr`), '-CA', at(`${issuer}.pem`), '-CAkey', at(`${issuer}.key`),
+      '-set_serial', String(serial++), '-days', '2', '-out', at(`${name}.pem`), '-extfile', at(`${name}.ext`));
+  };
+  ca('ca', '/CN=Weft Test CA');
+  ca('rogue-ca', '/CN=Rogue CA');
+  leaf('server', '/CN=localhost', 'ca', 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
+  leaf('other-server', '/CN=other.example', 'ca', 'subjectAltName=DNS:other.example\nextendedKeyUsage=serverAuth\n');
+  leaf('client', '/O=Acme/CN=billing', 'ca', 'subjectAltName=URI:spiffe://acme/billing\nextendedKeyUsage=clientAuth\n');
+  leaf('rogue', '/CN=billing', 'rogue-ca', 'extendedKeyUsage=clientAuth\n');
+  openssl('pkey', '-in', at('server.key'), '-aes256', '-passout', 'pass:hunter2', '-out', at('server-encrypted.key'));
+  return {
+    dir,
+    ca: at('ca.pem'),
+    serverCert: at('server.pem'),
+    serverKey: at('server.key'),
+    serverKeyEncrypted: at('server-encrypted.key'),
+    passphrase: 'hunter2',
+    otherServerCert: at('other-server.pem'),
+    otherServerKey: at('other-server.key'),
+    clientCert: at('client.pem'),
+    clientKey: at('client.key'),
+    rogueCert: at('rogue.pem'),
+    rogueKey: at('rogue.key'),
+    rogueCa: at('rogue-ca.pem'),
+  };
 }

@@ -49,6 +49,8 @@ export {
 } from './service/service-definition.js';
 export { StreamPort, isStreamSource, type StreamKind } from './rpc/stream-port.js';
 export { Protocol } from './protocol/protocol.js';
+export { TlsKeys } from './transport/tls-keys.js';
+export { callerIdentityOf, peerCertificateOf, type CallerIdentity, type PeerCertificate } from './rpc/caller-identity.js';
 export { Exporter } from './protocol/exporter.js';
 export { Cluster } from './cluster/cluster.js';
 export { Directory } from './cluster/directory.js';

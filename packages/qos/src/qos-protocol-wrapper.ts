@@ -73,6 +73,10 @@ export class QosProtocolWrapper extends Protocol {
     return this.protocol.getDefaultPort();
   }
 
+  override supportsTls(): boolean {
+    return this.protocol.supportsTls();
+  }
+
   async export(invoker: Invoker): Promise<Exporter> {
     await this.startQos(invoker.getUrl());
     return this.protocol.export(invoker);

@@ -6,8 +6,10 @@ import type { ApplicationModel } from '../extension/application-model.js';
 import { ExtensionError, ExtensionErrorCode } from '../extension/extension-error.js';
 import { splitCommaList } from '../extension/names.js';
 import { Filter } from '../filter/filter.js';
+import { Protocol } from '../protocol/protocol.js';
 import type { URL } from '../rpc/url.js';
 import type { ServiceDefinition } from '../service/service-definition.js';
+import { refuseUnhonouredTls } from '../transport/tls-keys.js';
 
 /** What `requireExtension` needs of a loader. */
 interface NamedExtensions {
@@ -53,7 +55,10 @@ export class ServiceUrlChecker {
       }
       void key;
     };
-    refuseUnhonouredTls(url, where, side);
+    const protocols = this.model.getExtensionLoader(Protocol);
+    // A consumer URL names no protocol yet: each provider's protocol checks when it is referred (ProtocolFilterWrapper).
+    const protocol = side === 'provider' && protocols.hasExtension(url.protocol) ? protocols.getExtension(url.protocol, false) : undefined;
+    refuseUnhonouredTls(url, where, side, protocol);
     for (const key of numeric) check(key, () => url.getParameter(key, 0));
     for (const method of service.methodNames) {
       for (const key of numeric) check(`${method}.${key}`, () => url.getMethodParameter(method, key, 0));
@@ -97,33 +102,6 @@ export class ServiceUrlChecker {
       `${where}: ${key}=${name} names no ${loader.point.id} extension. ${loader.describeMissing(name)}`,
     );
   }
-}
-
-/** The certificate keys (Dubbo's `ssl` config names) a TLS export or reference would need, per side. */
-const TLS_KEYS = {
-  provider: ['ssl.server-key-cert-chain-path', 'ssl.server-private-key-path'],
-  consumer: ['ssl.client-trust-cert-collection-path'],
-} as const;
-
-/**
- * Refuses `ssl-enabled=true`: no Weft protocol terminates TLS in this release, and serving or calling in plaintext
- * under a key that asks for TLS would be a silent downgrade.
- * @throws `ERR_SPI_INVALID_PARAMETER` naming the key, the protocol and the certificate keys TLS would need.
- * @internal
- */
-export function refuseUnhonouredTls(url: URL, where: string, side: 'provider' | 'consumer'): void {
-  const value = url.getParameter('ssl-enabled')?.trim().toLowerCase();
-  if (value === undefined || value === '' || value === 'false') return;
-  if (value !== 'true') {
-    throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `${where}: ssl-enabled=${value} is not a boolean (use true or false).`);
-  }
-  const needed = TLS_KEYS[side].join(' and ');
-  throw new ExtensionError(
-    ExtensionErrorCode.INVALID_PARAMETER,
-    `${where}: ssl-enabled=true cannot be honoured: protocol "${url.protocol}" has no TLS in this release (the certificate ` +
-      `keys ${needed} are not read), and Weft refuses to ${side === 'provider' ? 'serve' : 'call'} in plaintext under a key ` +
-      `that asks for TLS. Remove ssl-enabled, or terminate TLS in front of the service (a proxy or sidecar).`,
-  );
 }
 
 /**

@@ -7,7 +7,8 @@ import { URL, type ParameterValue } from '../rpc/url.js';
 import type { ServiceDefinition } from '../service/service-definition.js';
 import { DEFAULT_BIND_IP, firstExternalIpv4 } from './service-address.js';
 import type { CommonOptions } from './weft-application.js';
-import { maskUrlText } from '../common/mask-secrets.js';
+import { isSecretKey, maskUrlText } from '../common/mask-secrets.js';
+import { TLS_FILE_KEYS } from '../transport/tls-keys.js';
 
 // How an application writes a service's URLs from export/refer options: the parameters, the direct provider
 // URLs of a reference, the consumer's host, the provider URL as registered.
@@ -145,8 +146,8 @@ export const WEFT_RELEASE = 'weft-0.1.0';
 /**
  * The provider URL as registered: the keys Dubbo 2.7 and 3.x providers write (`anyhost`, `application`, `deprecated`,
  * `dubbo`, `dynamic`, `generic`, `interface`, `methods` sorted, `pid`, `release`, `side`, `timestamp`), without the
- * local-only ones (`bind.ip`, `bind.port`, thread-pool keys); a token is written as `token=true` ("required"), never
- * its value.
+ * local-only ones (`bind.ip`, `bind.port`, thread-pool keys, `ssl.*` certificate paths); a token is written as
+ * `token=true` ("required"), never its value, and other secret keys are left out.
  * @internal
  */
 export function registeredProviderUrl(url: URL, pid: number = process.pid): URL {
@@ -154,19 +155,23 @@ export function registeredProviderUrl(url: URL, pid: number = process.pid): URL 
   let cleaned = url
     .removeParameters('bind.ip', 'bind.port', 'threadname', 'threadpool', 'threads', 'queues', 'alive')
     .addParametersIfAbsent({ deprecated: 'false', dubbo: DUBBO_PROTOCOL_VERSION, dynamic: 'true', generic: 'false', pid, release: WEFT_RELEASE });
-  // The registry says that a token is required, never the token (anyone who can read the registry could call).
+  // The registry says that a token is required, never the token (anyone who can read the registry could call);
+  // other secrets and the local certificate paths are not written at all (ssl-enabled is: consumers need it).
+  cleaned = cleaned.removeParameters(...TLS_FILE_KEYS, ...[...url.parameters.keys()].filter((key) => key !== 'token' && isSecretKey(key)));
   if (isConfigNotEmpty(url.getParameter('token'))) cleaned = cleaned.addParameter('token', 'true');
   return methods ? cleaned.addParameter('methods', splitCommaList(methods).sort().join(',')) : cleaned;
 }
 
 /**
  * The consumer URL as registered under `consumers`: `category=consumers`, `check=false`, and the keys Dubbo consumers
- * write (`dubbo`, `pid`, `release`, `timestamp`), `methods` sorted.
+ * write (`dubbo`, `pid`, `release`, `timestamp`), `methods` sorted; secrets (a reference's token, a signing secret)
+ * and certificate paths are left out.
  * @internal
  */
 export function registeredConsumerUrl(url: URL, pid: number = process.pid, now: number = Date.now()): URL {
   const methods = url.getParameter('methods');
   const registered = url
+    .removeParameters(...TLS_FILE_KEYS, ...[...url.parameters.keys()].filter((key) => isSecretKey(key)))
     .addParameters({ category: 'consumers', check: 'false' })
     .addParametersIfAbsent({ dubbo: DUBBO_PROTOCOL_VERSION, pid, release: WEFT_RELEASE, timestamp: now });
   return methods ? registered.addParameter('methods', splitCommaList(methods).sort().join(',')) : registered;

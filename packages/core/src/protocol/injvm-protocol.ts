@@ -266,6 +266,11 @@ export class InjvmProtocol extends Protocol {
     return 0;
   }
 
+  /** In-process calls cross no network: `ssl-enabled=true` is honoured trivially (nothing is sent in plaintext). */
+  override supportsTls(): boolean {
+    return true;
+  }
+
   async export(invoker: Invoker): Promise<Exporter> {
     const url = invoker.getUrl();
     const key = url.getServiceKey();

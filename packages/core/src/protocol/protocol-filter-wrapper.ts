@@ -9,6 +9,8 @@ import type { URL } from '../rpc/url.js';
 import type { ServiceDefinition } from '../service/service-definition.js';
 import type { Exporter } from './exporter.js';
 import { Protocol } from './protocol.js';
+import { maskedIdentity } from '../common/mask-secrets.js';
+import { refuseUnhonouredTls } from '../transport/tls-keys.js';
 
 /** Whether a URL is a registry URL, which passes through without filters (Dubbo's rule). */
 function isRegistry(url: URL): boolean {
@@ -46,10 +48,12 @@ export class ProtocolFilterWrapper extends Protocol {
   async export(invoker: Invoker): Promise<Exporter> {
     const url = invoker.getUrl();
     if (isRegistry(url)) return this.protocol.export(invoker);
+    refuseUnhonouredTls(url, `export(${url.getServiceKey() ?? url.path})`, 'provider', this.protocol);
     return this.protocol.export(this.chain(invoker, url, 'service.filter', 'provider'));
   }
 
   async refer(service: ServiceDefinition, url: URL): Promise<Invoker> {
+    if (!isRegistry(url)) refuseUnhonouredTls(url, `refer(${service.name}): ${maskedIdentity(url)}`, 'consumer', this.protocol);
     const invoker = await this.protocol.refer(service, url);
     if (isRegistry(url)) return invoker;
     return this.chain(invoker, invoker.getUrl(), 'reference.filter', 'consumer');
@@ -57,6 +61,10 @@ export class ProtocolFilterWrapper extends Protocol {
 
   destroy(): Promise<void> {
     return this.protocol.destroy();
+  }
+
+  override supportsTls(): boolean {
+    return this.protocol.supportsTls();
   }
 
   private chain(invoker: Invoker, url: URL, key: string, group: string): Invoker {

@@ -33,4 +33,13 @@ export abstract class Protocol {
   abstract refer(service: ServiceDefinition, url: URL): Promise<Invoker>;
   /** Un-exports everything and releases resources (in-flight calls finish first). */
   abstract destroy(): Promise<void>;
+
+  /**
+   * Whether this protocol honours `ssl-enabled=true` (reads the `ssl.*` certificate keys and speaks TLS). Export and
+   * refer refuse `ssl-enabled=true` on a protocol that does not, so a service that asks for TLS is never served or
+   * called in plaintext. Default `false`; a wrapper delegates to the protocol it wraps.
+   */
+  supportsTls(): boolean {
+    return false;
+  }
 }

@@ -64,6 +64,16 @@ export { ApplicationEvents, type WeftEvent, type WeftEventListener } from '../co
 export { StreamPort, isStreamSource, type StreamKind } from '../rpc/stream-port.js';
 export { ServiceDefinition, type IdlMethod, type MethodDescriptor, type TypeDescriptor } from '../service/service-definition.js';
 export { Protocol } from '../protocol/protocol.js';
+export { TLS_FILE_KEYS, TlsKeys, tlsRequested } from '../transport/tls-keys.js';
+export { TlsMaterial, peerCertificateOfSocket } from '../transport/tls-material.js';
+export {
+  callerIdentityOf,
+  peerCertificateOf,
+  setCallerIdentity,
+  setPeerCertificate,
+  type CallerIdentity,
+  type PeerCertificate,
+} from '../rpc/caller-identity.js';
 export { Exporter } from '../protocol/exporter.js';
 export { Cluster } from '../cluster/cluster.js';
 export { Directory } from '../cluster/directory.js';
