@@ -10,6 +10,7 @@ import {
   Protocol,
   safeLog,
   Serialization,
+  TlsMaterial,
   type Exporter,
   type ExtensionLoader,
   type Invoker,
@@ -74,6 +75,11 @@ export class TripleProtocol extends Protocol {
 
   getDefaultPort(): number {
     return TripleDefaults.PORT;
+  }
+
+  /** `tri` speaks TLS (ALPN `h2`) when a URL says `ssl-enabled=true`, mTLS with a trust collection. */
+  override supportsTls(): boolean {
+    return true;
   }
 
   async export(invoker: Invoker): Promise<Exporter> {
@@ -196,16 +202,35 @@ export class TripleProtocol extends Protocol {
     const host = url.getParameter(BIND_IP, url.host);
     const port = url.getParameter(BIND_PORT, url.port);
     const address = `${host}:${port}`;
-    let pending = this.servers.get(address);
-    if (pending === undefined) {
-      const server = new TripleServer(host, port, serverOptions(url), this.logger, this.codecOf(url.removeParameter(TripleKeys.SERIALIZATION)), this.events);
-      pending = server.listen().then(() => server);
-      this.servers.set(address, pending);
-      pending.catch(() => {
-        if (this.servers.get(address) === pending) this.servers.delete(address);
-      });
-    }
+    const where = `export(${url.getServiceKey() ?? url.path})`;
+    const existing = this.servers.get(address);
+    if (existing !== undefined) return this.sameTransport(existing, url, where, address);
+    const tls = TlsMaterial.forProvider(url, where, this.logger);
+    const server = new TripleServer(host, port, serverOptions(url), this.logger, this.codecOf(url.removeParameter(TripleKeys.SERIALIZATION)), this.events, tls);
+    const pending = server.listen().then(() => server);
+    this.servers.set(address, pending);
+    pending.catch(() => {
+      tls?.close();
+      if (this.servers.get(address) === pending) this.servers.delete(address);
+    });
     return pending;
+  }
+
+  /** The server already on `address`, if `url` asks for the same transport (TLS settings, or plaintext) it speaks. */
+  private async sameTransport(pending: Promise<TripleServer>, url: URL, where: string, address: string): Promise<TripleServer> {
+    const server = await pending;
+    const tls = TlsMaterial.forProvider(url, where, this.logger);
+    const wanted = tls?.identity ?? 'plaintext';
+    tls?.close();
+    if (wanted !== server.transport) {
+      throw new ExtensionError(
+        ExtensionErrorCode.INVALID_PARAMETER,
+        `${where}: the tri port ${address} already serves other services ${server.tls === undefined ? 'in plaintext' : 'with other TLS settings'}, ` +
+          `and this export asks for ${tls === undefined ? 'plaintext' : 'different TLS settings'}; services on one port share its transport ` +
+          '(give this one the same ssl.* keys, or another port).',
+      );
+    }
+    return server;
   }
 
   private async unexport(exporter: TripleExporter, server: TripleServer): Promise<void> {
@@ -240,8 +265,10 @@ export class TripleProtocol extends Protocol {
   private poolFor(url: URL): TripleConnectionPool {
     const connections = url.getPositiveParameter(TripleKeys.CONNECTIONS, TripleDefaults.CONNECTIONS);
     const address = url.getAddress();
-    const key = `${address}#${connections}`;
+    const tls = TlsMaterial.forConsumer(url, `refer(${url.getServiceKey() ?? url.path}) → tri://${address}`, this.logger);
+    const key = `${address}#${connections}#${tls?.identity ?? 'plaintext'}`;
     let pool = this.pools.get(key);
+    if (pool !== undefined) tls?.close();
     if (pool === undefined) {
       const created: TripleConnectionPool = new TripleConnectionPool(
         {
@@ -261,6 +288,7 @@ export class TripleProtocol extends Protocol {
             window: windowSize(url, TripleKeys.INITIAL_WINDOW_SIZE, TripleDefaults.INITIAL_WINDOW_SIZE),
             buffered: 0,
           }),
+          ...(tls === undefined ? {} : { tls }),
         },
         this.logger,
         () => {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { RpcError, RpcErrorCode, WeftApplication } from '@weft/core';
-import { freePort } from '@weft/test-utils';
+import { createTestPki, freePort } from '@weft/test-utils';
 
 import { BASE_PACKAGES, Greeter, greeterImpl, Harness } from './support/harness.js';
 
@@ -62,5 +62,40 @@ describe('token behind a registry', () => {
     expect(await given.sayHello('ann')).toBe('hello ann');
     const wrong = await consumer.refer(Greeter, { retries: 0, timeout: 3000, parameters: { token: 'guess' } });
     await expect(wrong.sayHello('eve')).rejects.toThrow("its token does not match the provider's");
+    // The consumers' registrations leave their tokens out too.
+    expect(registryText(dir)).toContain('category=consumers');
+    expect(registryText(dir)).not.toContain('c0rrect-h0rse');
+    expect(registryText(dir)).not.toContain('guess');
+  });
+
+  it('a TLS provider registers ssl-enabled=true, never its certificate paths or passphrase; a consumer trusting the CA calls it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'weft-tls-registry-'));
+    dirs.push(dir);
+    const pki = createTestPki(join(dir, 'pki'));
+    const registry = `embedded://${join(dir, 'registry')}?poll.interval=50&file-cache=false`;
+    const provider = await start('vault', registry);
+    await provider.export(Greeter, greeterImpl(), {
+      protocol: 'tri',
+      port: await freePort(),
+      parameters: {
+        'ssl-enabled': 'true',
+        'ssl.server-key-cert-chain-path': pki.serverCert,
+        'ssl.server-private-key-path': pki.serverKeyEncrypted,
+        'ssl.server-key-password': pki.passphrase,
+      },
+    });
+    const consumer = await start('shop', registry);
+    const greeter = await consumer.refer(Greeter, {
+      retries: 0,
+      timeout: 3000,
+      parameters: { 'ssl-enabled': 'true', 'ssl.client-trust-cert-collection-path': pki.ca, 'x-app-secret': 'sesame-42' },
+    });
+    expect(await greeter.sayHello('tls')).toBe('hello tls');
+    const text = registryText(join(dir, 'registry'));
+    expect(text).toContain('ssl-enabled=true');
+    expect(text).not.toContain('ssl.server');
+    expect(text).not.toContain('ssl.client');
+    expect(text).not.toContain(pki.passphrase);
+    expect(text).not.toContain('sesame-42');
   });
 });

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
+import { callerIdentityOf, type CallerIdentity } from './caller-identity.js';
 import type { AttachmentValue, Invocation } from './invocation.js';
 import type { URL } from './url.js';
 
@@ -110,6 +111,14 @@ export class RpcContext {
   /** An attachment of the call. */
   getAttachment(key: string): AttachmentValue | undefined {
     return this.invocation.getAttachment(key);
+  }
+
+  /**
+   * Who is calling (provider side): the identity a verified request signature or mTLS client certificate established
+   * (see `callerIdentityOf`), `undefined` for an anonymous caller.
+   */
+  get caller(): CallerIdentity | undefined {
+    return callerIdentityOf(this.invocation);
   }
 
   /** The caller's application (`remote.application` attachment), if known. */

@@ -1,7 +1,7 @@
 import http2, { type ClientHttp2Session } from 'node:http2';
 import net, { type Socket } from 'node:net';
 
-import { safeLog, type Logger } from '@weft/core/spi';
+import { safeLog, type Logger, type TlsMaterial } from '@weft/core/spi';
 
 import type { TripleKeys } from '../triple-keys.js';
 
@@ -36,6 +36,8 @@ export interface ConnectionOptions {
   readonly connectionWindowSize: number;
   /** `node:http2` `maxSessionMemory` in MB (see `sessionMemory`); Node's 10 MB when absent. */
   readonly maxSessionMemory?: number;
+  /** When given, connections speak TLS (ALPN `h2`, the provider's certificate verified; a client certificate under mTLS). */
+  readonly tls?: TlsMaterial;
 }
 
 /** Growth factor of the reconnect delay (gRPC's). */
@@ -63,6 +65,14 @@ export function backoffDelay(attempt: number, backoff: number, maxBackoff: numbe
 function connectSocket(authority: globalThis.URL): Socket {
   const host = authority.hostname.startsWith('[') ? authority.hostname.slice(1, -1) : authority.hostname;
   return net.connect({ host, port: Number(authority.port) || 80, noDelay: true });
+}
+
+/** Opens the TLS connection of a session: ALPN `h2`, the provider's certificate verified against the trust collection. */
+function connectTls(authority: globalThis.URL, tls: TlsMaterial): Socket {
+  const host = authority.hostname.startsWith('[') ? authority.hostname.slice(1, -1) : authority.hostname;
+  const socket = tls.connect(host, Number(authority.port) || 443, ['h2']);
+  socket.setNoDelay(true);
+  return socket;
 }
 
 /**
@@ -150,17 +160,33 @@ class TripleConnection {
     this.clearTimers();
     this.state = 'connecting';
     const options = this.options;
-    const session = http2.connect(`http://${options.address}`, {
+    const tls = options.tls;
+    const session = http2.connect(`${tls === undefined ? 'http' : 'https'}://${options.address}`, {
       settings: { enablePush: false, maxHeaderListSize: options.maxHeaderListSize, initialWindowSize: options.initialWindowSize },
       maxHeaderListPairs: 256,
       ...(options.maxSessionMemory === undefined ? {} : { maxSessionMemory: options.maxSessionMemory }),
-      createConnection: connectSocket,
+      createConnection:
+        tls === undefined
+          ? connectSocket
+          : (authority: globalThis.URL) => {
+              const socket = connectTls(authority, tls);
+              // Node's HTTP/2 session neither closes nor reports when its TLS socket fails (a TLS 1.3 alert after the
+              // handshake, as for a refused client certificate): destroy the socket, which closes the session.
+              socket.once('error', (error: Error) => {
+                if (this.handle === handle && this.state === 'connecting') this.lastError = new Error(`TLS with ${options.address} failed: ${error.message}`, { cause: error });
+                socket.destroy();
+              });
+              return socket;
+            },
     });
     const handle = new SessionHandle(session);
     this.handle = handle;
     if (this.waiters.length === 0) session.unref();
     session.on('error', (error: Error) => {
-      this.lastError = error;
+      // Before the provider's SETTINGS, a TLS failure is the handshake's (an untrusted or misnamed certificate, ours refused).
+      if (tls === undefined || this.state !== 'connecting' || this.lastError?.message.startsWith('TLS with') !== true) {
+        this.lastError = tls !== undefined && this.handle === handle && this.state === 'connecting' ? new Error(`TLS with ${options.address} failed: ${error.message}`, { cause: error }) : error;
+      }
     });
     // The connection window starts at 64 KiB whatever SETTINGS say; raise it once the session is up.
     session.once('connect', () => {

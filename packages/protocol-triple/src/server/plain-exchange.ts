@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2Session, IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 
-import { RpcError, RpcErrorCode } from '@weft/core/spi';
+import { peerCertificateOfSocket, RpcError, RpcErrorCode, type PeerCertificate } from '@weft/core/spi';
 
 import type { InboundHeaders } from '../codec/attachment-headers.js';
 import { grpcStatusOf, grpcToHttpStatus } from '../codec/grpc-status.js';
@@ -36,6 +36,8 @@ export interface PlainExchange {
   readonly headers: InboundHeaders;
   readonly session: Http2Session | undefined;
   readonly remoteAddress: string;
+  /** The verified client certificate of an HTTP/1.1 connection under mTLS (HTTP/2: kept per session by the server). */
+  readonly peerCertificate: PeerCertificate | undefined;
   /** Whether result attachments go into the response headers (HTTP/2; not HTTP/1, as in Dubbo). */
   readonly sendsAttachments: boolean;
   /** Headers every answer to this request carries (CORS headers for an allowed origin). */
@@ -128,6 +130,7 @@ export class Http1Exchange implements PlainExchange {
   readonly headers: InboundHeaders;
   readonly session = undefined;
   readonly remoteAddress: string;
+  readonly peerCertificate: PeerCertificate | undefined;
   readonly sendsAttachments = false;
   corsHeaders: Readonly<Record<string, string>> | undefined;
 
@@ -140,6 +143,7 @@ export class Http1Exchange implements PlainExchange {
     this.rawPath = req.url;
     this.headers = req.headers;
     this.remoteAddress = formatAddress(req.socket.remoteAddress, req.socket.remotePort);
+    this.peerCertificate = server.tls?.mutual === true ? peerCertificateOfSocket(req.socket) : undefined;
   }
 
   readBody(limit: number): Promise<Buffer> {
@@ -173,6 +177,7 @@ export class Http2PlainExchange implements PlainExchange {
   readonly rawPath: string | undefined;
   readonly session: Http2Session;
   readonly remoteAddress: string;
+  readonly peerCertificate = undefined;
   readonly sendsAttachments = true;
   corsHeaders: Readonly<Record<string, string>> | undefined;
 

@@ -1,8 +1,22 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import http2, { type Http2Session, type IncomingHttpHeaders, type ServerHttp2Session, type ServerHttp2Stream } from 'node:http2';
 import net, { type Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 
-import { Invocation, Result, RpcError, RpcErrorCode, safeLog, URL, type ApplicationEvents, type Logger } from '@weft/core/spi';
+import {
+  Invocation,
+  peerCertificateOfSocket,
+  Result,
+  RpcError,
+  RpcErrorCode,
+  safeLog,
+  setPeerCertificate,
+  URL,
+  type ApplicationEvents,
+  type Logger,
+  type PeerCertificate,
+  type TlsMaterial,
+} from '@weft/core/spi';
 
 import { readAttachmentHeaders, writeAttachmentHeaders, type InboundHeaders } from '../codec/attachment-headers.js';
 import { accepts, ACCEPT_ENCODING, isSupportedEncoding } from '../codec/compression.js';
@@ -127,6 +141,8 @@ export class TripleServer {
   private readonly sockets = new Set<Socket>();
   private readonly sessions = new Set<ServerHttp2Session>();
   private readonly remoteAddresses = new WeakMap<Http2Session, string>();
+  /** The verified client certificate of each HTTP/2 connection (mTLS). */
+  private readonly peerCertificates = new WeakMap<Http2Session, PeerCertificate>();
   /** Active plain HTTP/1.1 requests per socket (idle sockets are closed first on shutdown). */
   private readonly h1Active = new Map<Socket, number>();
   private closing: Promise<void> | undefined;
@@ -141,6 +157,8 @@ export class TripleServer {
     private readonly plainCodec: TripleCodec,
     /** When given, each HTTP/2 connection is reported as `connection.opened` / `connection.closed`. */
     private readonly events?: ApplicationEvents,
+    /** When given, the port speaks TLS only (ALPN `h2` for gRPC, `http/1.1` for plain HTTP), mTLS when it has a trust collection. */
+    readonly tls?: TlsMaterial,
   ) {
     this.address = formatAddress(host, port);
     const health = options.health ?? true;
@@ -175,7 +193,15 @@ export class TripleServer {
       if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
       socket.destroy();
     });
-    this.netServer = net.createServer({ noDelay: true }, (socket) => this.onConnection(socket));
+    this.netServer =
+      tls === undefined
+        ? net.createServer({ noDelay: true }, (socket) => this.onConnection(socket))
+        : tls.createServer(['h2', 'http/1.1'], options.sniffTimeout, (socket) => this.onSecureConnection(socket));
+  }
+
+  /** What identifies this port's TLS settings (`plaintext` without TLS): every export on the port must agree. */
+  get transport(): string {
+    return this.tls?.identity ?? 'plaintext';
   }
 
   /** Starts listening. @throws `RpcError` `network` when the port cannot be bound. */
@@ -257,8 +283,15 @@ export class TripleServer {
    * Prepares a provider invocation: its signal becomes abortable (created only if read), and it carries the request
    * headers as attachments, the caller's application (`tri-consumer-appname`) and address (`remote.address`).
    */
-  fillInvocation(invocation: Invocation, headers: InboundHeaders, session: Http2Session | undefined, remoteAddress?: string): void {
+  fillInvocation(
+    invocation: Invocation,
+    headers: InboundHeaders,
+    session: Http2Session | undefined,
+    remoteAddress?: string,
+    peerCertificate?: PeerCertificate,
+  ): void {
     invocation.enableAbort();
+    setPeerCertificate(invocation, peerCertificate ?? (session === undefined ? undefined : this.peerCertificates.get(session)));
     readAttachmentHeaders(headers, invocation);
     const application = headers[TripleHeaders.CONSUMER_APPNAME];
     if (typeof application === 'string' && application !== '') invocation.setAttachment('remote.application', application);
@@ -320,10 +353,25 @@ export class TripleServer {
     for (const session of this.sessions) session.destroy();
     for (const socket of this.sockets) socket.destroy();
     await netClosed;
+    this.tls?.close();
   }
 
   // -------------------------------------------------------------------------------------------------------------
   // Connections
+
+  /** A TLS connection after its handshake: ALPN `h2` goes to HTTP/2 at once; anything else is sniffed for HTTP/1. */
+  private onSecureConnection(socket: TLSSocket): void {
+    socket.setNoDelay(true);
+    if (socket.alpnProtocol === 'h2' && this.closing === undefined) {
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+      // Node's HTTP/2 session does not close when its TLS socket fails: destroying the socket closes it.
+      socket.on('error', () => socket.destroy());
+      this.h2.emit('connection', socket);
+      return;
+    }
+    this.onConnection(socket);
+  }
 
   private onConnection(socket: Socket): void {
     if (this.closing !== undefined) {
@@ -351,6 +399,11 @@ export class TripleServer {
         socket.destroy();
         return;
       }
+      // HTTP/2 over TLS is negotiated by ALPN (RFC 9113 §3.2); without it Node's HTTP/2 server would take it for HTTP/1.
+      if (kind === 'h2' && this.tls !== undefined) {
+        socket.destroy();
+        return;
+      }
       socket.pause();
       socket.unshift(data);
       if (kind === 'h2') {
@@ -374,6 +427,10 @@ export class TripleServer {
     this.events?.emit({ type: 'connection.opened', protocol: 'tri', side: 'provider', address: this.address });
     const socket = session.socket;
     this.remoteAddresses.set(session, formatAddress(socket?.remoteAddress, socket?.remotePort));
+    if (this.tls?.mutual === true) {
+      const certificate = peerCertificateOfSocket(socket);
+      if (certificate !== undefined) this.peerCertificates.set(session, certificate);
+    }
     (session as GuardedSession)[GUARD] = new SessionGuard(session, this.options, this.budget, this.options.maxConnectionBuffer);
   }
 
@@ -540,7 +597,7 @@ export class TripleServer {
       throw new PlainHttpError(400, error instanceof Error ? error.message : String(error));
     }
     const invocation = Invocation.of(method.name, args, exporter.service);
-    this.fillInvocation(invocation, headers, undefined, exchange.remoteAddress);
+    this.fillInvocation(invocation, headers, exchange.session, exchange.remoteAddress, exchange.peerCertificate);
     const timeout = Number(headerString(headers, TripleHeaders.SERVICE_TIMEOUT));
     if (timeout > 0) invocation.deadline = Date.now() + timeout;
     let settled = false;
