@@ -90,9 +90,9 @@ describe('manifest "keys"', () => {
     const { entries, problems } = parseManifest(JSON.stringify({ tps: { module: './dist/tps.js', keys: ['tps.limiter', { key: 'tps', method: true }, { key: 'tps.interval', method: false }] } }));
     expect(problems).toEqual([]);
     expect(entries[0]?.keys).toEqual([
-      { key: 'tps.limiter', method: false },
-      { key: 'tps', method: true },
-      { key: 'tps.interval', method: false },
+      { key: 'tps.limiter', method: false, secret: false },
+      { key: 'tps', method: true, secret: false },
+      { key: 'tps.interval', method: false, secret: false },
     ]);
     expect(parseManifest(JSON.stringify({ tps: { module: './dist/tps.js' } })).entries[0]?.keys).toEqual([]);
   });
@@ -107,12 +107,12 @@ describe('manifest "keys"', () => {
       '/tps/keys/2: "a..b" is not a URL key (letters, digits, "_", "-", dot-separated, up to 128 characters)',
       '/tps/keys/3: must be a URL key (letters, digits, "_", "-", dot-separated, up to 128 characters)',
       '/tps/keys/4/method: must be true or false',
-      '/tps/keys/5/name: unknown property (allowed: key, method)',
+      '/tps/keys/5/name: unknown property (allowed: key, method, secret)',
       '/tps/keys/5: must be a URL key (letters, digits, "_", "-", dot-separated, up to 128 characters)',
       `/tps/keys/6: "${'k'.repeat(129)}" is not a URL key (letters, digits, "_", "-", dot-separated, up to 128 characters)`,
     ]);
     expect(parseManifest(JSON.stringify({ tps: { module: './dist/tps.js', keys: 'tps' } })).problems).toEqual([
-      '/tps/keys: must be an array of URL keys ("tps.limiter") or {"key": "tps", "method": true} objects',
+      '/tps/keys: must be an array of URL keys ("tps.limiter") or {"key": "tps", "method": true, "secret": false} objects',
     ]);
   });
 });

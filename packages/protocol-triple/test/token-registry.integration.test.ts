@@ -18,8 +18,8 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-async function start(name: string, registry: string): Promise<WeftApplication> {
-  const app = await WeftApplication.start({ root: harness.root, name, logger: harness.logger, registry });
+async function start(name: string, registry: string, secret?: string[]): Promise<WeftApplication> {
+  const app = await WeftApplication.start({ root: harness.root, name, logger: harness.logger, registry, parameters: { secret } });
   harness.apps.push(app);
   return app;
 }
@@ -68,16 +68,17 @@ describe('token behind a registry', () => {
     expect(registryText(dir)).not.toContain('guess');
   });
 
-  it('a TLS provider registers ssl-enabled=true, never its certificate paths or passphrase; a consumer trusting the CA calls it', async () => {
+  it('a TLS provider registers ssl-enabled=true, never its certificate paths, passphrase or declared secrets; a consumer trusting the CA calls it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'weft-tls-registry-'));
     dirs.push(dir);
     const pki = createTestPki(join(dir, 'pki'));
     const registry = `embedded://${join(dir, 'registry')}?poll.interval=50&file-cache=false`;
-    const provider = await start('vault', registry);
+    const provider = await start('vault', registry, ['vault.signing-key']);
     await provider.export(Greeter, greeterImpl(), {
       protocol: 'tri',
       port: await freePort(),
       parameters: {
+        'vault.signing-key': 'k3y-material',
         'ssl-enabled': 'true',
         'ssl.server-key-cert-chain-path': pki.serverCert,
         'ssl.server-private-key-path': pki.serverKeyEncrypted,
@@ -97,5 +98,7 @@ describe('token behind a registry', () => {
     expect(text).not.toContain('ssl.client');
     expect(text).not.toContain(pki.passphrase);
     expect(text).not.toContain('sesame-42');
+    // A key the application declares secret is left out of the registration too.
+    expect(text).not.toContain('k3y-material');
   });
 });

@@ -83,6 +83,7 @@ export function providerUrls(
   direct: string | undefined,
   where: string,
   checkKeys: (keys: Iterable<string>, where: string) => void,
+  declared?: ReadonlySet<string>,
 ): URL[] {
   const inherited = new Map(consumerUrl.parameters);
   inherited.delete('side');
@@ -99,14 +100,14 @@ export function providerUrls(
       try {
         parsed = URL.parse(text);
       } catch (error) {
-        throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `${where}: url=${maskUrlText(text)} is not a valid URL: ${(error as Error).message}`, {
+        throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `${where}: url=${maskUrlText(text, declared)} is not a valid URL: ${maskUrlText((error as Error).message, declared)}`, {
           cause: error,
         });
       }
       if (parsed.protocol === '') {
-        throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `${where}: url=${maskUrlText(text)} has no protocol (e.g. tri://127.0.0.1:50051).`);
+        throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `${where}: url=${maskUrlText(text, declared)} has no protocol (e.g. tri://127.0.0.1:50051).`);
       }
-      checkKeys(parsed.parameters.keys(), `${where}: url=${maskUrlText(text)}`);
+      checkKeys(parsed.parameters.keys(), `${where}: url=${maskUrlText(text, declared)}`);
       const withPath = parsed.path === '' ? parsed.withPath(service.name) : parsed;
       return withPath.addParameters(new Map(consumerParams)).addParameter('side', 'consumer');
     });
@@ -150,14 +151,14 @@ export const WEFT_RELEASE = 'weft-0.1.0';
  * `token=true` ("required"), never its value, and other secret keys are left out.
  * @internal
  */
-export function registeredProviderUrl(url: URL, pid: number = process.pid): URL {
+export function registeredProviderUrl(url: URL, pid: number = process.pid, declared?: ReadonlySet<string>): URL {
   const methods = url.getParameter('methods');
   let cleaned = url
     .removeParameters('bind.ip', 'bind.port', 'threadname', 'threadpool', 'threads', 'queues', 'alive')
     .addParametersIfAbsent({ deprecated: 'false', dubbo: DUBBO_PROTOCOL_VERSION, dynamic: 'true', generic: 'false', pid, release: WEFT_RELEASE });
   // The registry says that a token is required, never the token (anyone who can read the registry could call);
   // other secrets and the local certificate paths are not written at all (ssl-enabled is: consumers need it).
-  cleaned = cleaned.removeParameters(...TLS_FILE_KEYS, ...[...url.parameters.keys()].filter((key) => key !== 'token' && isSecretKey(key)));
+  cleaned = cleaned.removeParameters(...TLS_FILE_KEYS, ...[...url.parameters.keys()].filter((key) => key !== 'token' && isSecretKey(key, declared)));
   if (isConfigNotEmpty(url.getParameter('token'))) cleaned = cleaned.addParameter('token', 'true');
   return methods ? cleaned.addParameter('methods', splitCommaList(methods).sort().join(',')) : cleaned;
 }
@@ -168,10 +169,10 @@ export function registeredProviderUrl(url: URL, pid: number = process.pid): URL 
  * and certificate paths are left out.
  * @internal
  */
-export function registeredConsumerUrl(url: URL, pid: number = process.pid, now: number = Date.now()): URL {
+export function registeredConsumerUrl(url: URL, pid: number = process.pid, now: number = Date.now(), declared?: ReadonlySet<string>): URL {
   const methods = url.getParameter('methods');
   const registered = url
-    .removeParameters(...TLS_FILE_KEYS, ...[...url.parameters.keys()].filter((key) => isSecretKey(key)))
+    .removeParameters(...TLS_FILE_KEYS, ...[...url.parameters.keys()].filter((key) => isSecretKey(key, declared)))
     .addParameters({ category: 'consumers', check: 'false' })
     .addParametersIfAbsent({ dubbo: DUBBO_PROTOCOL_VERSION, pid, release: WEFT_RELEASE, timestamp: now });
   return methods ? registered.addParameter('methods', splitCommaList(methods).sort().join(',')) : registered;

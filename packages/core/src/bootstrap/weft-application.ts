@@ -73,6 +73,11 @@ export interface ApplicationParameterOptions {
    * may also be set per method (`<method>.<key>`). Keys starting with `x-` never need declaring.
    */
   readonly declare?: readonly string[];
+  /**
+   * The application's own keys whose values are secrets (declared too): masked as `***` in messages and left out of
+   * registered URLs, like `token` and `password`.
+   */
+  readonly secret?: readonly string[];
 }
 
 /** URL parameters common to exports and references. */
@@ -238,7 +243,7 @@ export class WeftApplication {
     const model = framework.newApplication(name);
     let registry: Registry | undefined;
     const strict = options.strict === true;
-    const keys = ParameterRegistry.fromIndex(model.index, { declare: options.parameters?.declare ?? [] });
+    const keys = ParameterRegistry.fromIndex(model.index, { declare: options.parameters?.declare ?? [], secret: options.parameters?.secret ?? [] });
     try {
       await model.loadExtensions(Protocol, Filter, Cluster, LoadBalance, RouterFactory, ConfigValidator, RegistryFactory);
       if (options.registry !== undefined) {
@@ -246,16 +251,16 @@ export class WeftApplication {
         try {
           registryUrl = URL.parse(options.registry);
         } catch (error) {
-          throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `start(): registry=${maskUrlText(options.registry)} is not a valid URL: ${(error as Error).message}`, {
+          throw new ExtensionError(ExtensionErrorCode.INVALID_PARAMETER, `start(): registry=${maskUrlText(options.registry, keys.secretKeys)} is not a valid URL: ${(error as Error).message}`, {
             cause: error,
           });
         }
-        reportUnknownKeys(keys, strict, model.logger, registryUrl.parameters.keys(), [], `start(): registry=${maskUrlText(options.registry)}`);
+        reportUnknownKeys(keys, strict, model.logger, registryUrl.parameters.keys(), [], `start(): registry=${maskUrlText(options.registry, keys.secretKeys)}`);
         const factories = model.getExtensionLoader(RegistryFactory);
         if (!factories.hasExtension(registryUrl.protocol)) {
           throw new ExtensionError(
             ExtensionErrorCode.INVALID_PARAMETER,
-            `start(): registry=${maskUrlText(options.registry)} needs a "${registryUrl.protocol}" registry. ${factories.describeMissing(registryUrl.protocol)}`,
+            `start(): registry=${maskUrlText(options.registry, keys.secretKeys)} needs a "${registryUrl.protocol}" registry. ${factories.describeMissing(registryUrl.protocol)}`,
           );
         }
         registry = factories.getExtension(registryUrl.protocol).getRegistry(registryUrl.addParameterIfAbsent('application', name));
@@ -342,7 +347,7 @@ export class WeftApplication {
     this.exporters.push(exporter);
     this.exportedUrls.set(exporter, url);
     const registry = this.registry;
-    const registered = registry !== undefined && protocolName !== 'injvm' && options.register !== false ? registeredProviderUrl(url) : undefined;
+    const registered = registry !== undefined && protocolName !== 'injvm' && options.register !== false ? registeredProviderUrl(url, process.pid, this.parameterKeys.secretKeys) : undefined;
     if (registered !== undefined) {
       try {
         await registry?.register(registered);
@@ -354,7 +359,7 @@ export class WeftApplication {
       this.registrations.push(registered);
       this.providerRegistrations.set(exporter, { url: registered, online: true });
     }
-    safeLog(this.model.logger, 'info', `exported ${service.name} at ${maskSecrets(url)}`);
+    safeLog(this.model.logger, 'info', `exported ${service.name} at ${maskSecrets(url, this.parameterKeys.secretKeys)}`);
     return {
       url,
       unexport: async () => {
@@ -411,7 +416,7 @@ export class WeftApplication {
     if (this.registry !== undefined && (options.url === undefined || options.url.trim() === '')) {
       return this.referFromRegistry(service, consumerUrl, options, this.registry);
     }
-    const providers = providerUrls(service, consumerUrl, options.url, where, (keys, at) => this.checker.checkKeys(keys, service, at));
+    const providers = providerUrls(service, consumerUrl, options.url, where, (keys, at) => this.checker.checkKeys(keys, service, at), this.parameterKeys.secretKeys);
     for (const providerUrl of providers) this.checker.requireExtension(protocols, providerUrl.protocol, where, 'url');
     const invokers: Invoker[] = [];
     try {
@@ -447,7 +452,7 @@ export class WeftApplication {
       events: this.model.getService(ApplicationEvents),
       routers: this.model.getExtensionLoader(RouterFactory),
     });
-    const registeredConsumer = registeredConsumerUrl(consumerUrl);
+    const registeredConsumer = registeredConsumerUrl(consumerUrl, process.pid, Date.now(), this.parameterKeys.secretKeys);
     try {
       await directory.subscribe();
       if (options.check !== false && directory.getAllInvokers().length === 0) {

@@ -16,16 +16,17 @@ export const MASK = '***';
  * (`tps.redis.address=redis://:pw@10.0.0.5:6379` → `redis://:***@10.0.0.5:6379`).
  *
  * @remarks Weft never echoes a secret in a log line or an error message; every URL it logs goes through here.
+ * `declared` adds the keys extensions and the application declare secret (`app.parameterKeys.secretKeys`).
  * @example
  * ```ts
  * maskSecrets(URL.parse('tri://u:pw@127.0.0.1:50051/org.acme.Greeter?token=abc&timeout=1000'));
  * // 'tri://u:***@127.0.0.1:50051/org.acme.Greeter?token=***&timeout=1000'
  * ```
  */
-export function maskSecrets(url: URL): string {
+export function maskSecrets(url: URL, declared?: ReadonlySet<string>): string {
   let masked = url.password === '' ? url : url.withPassword(MASK);
   for (const [key, value] of url.parameters) {
-    if (value !== '' && SECRET_KEY.test(key)) masked = masked.addParameter(key, MASK);
+    if (value !== '' && isSecretKey(key, declared)) masked = masked.addParameter(key, MASK);
     else if (value.includes('@') && URL_WITH_PASSWORD.test(value)) masked = masked.addParameter(key, value.replace(URL_WITH_PASSWORD, `$1${MASK}@`));
   }
   return masked.toString();
@@ -39,7 +40,8 @@ const TEXT_PARAMETER = /([?&;])([^=&#\s"'`]+)=([^&#\s"'`]*)/g;
 /**
  * URL text (which may not even parse, or a message quoting URLs) with its secrets masked, for error messages that
  * must show what was given: the password of every `scheme://user:password@`, and the values of secret-looking query
- * parameters (as {@link maskSecrets}), also in parameter values that are URLs themselves.
+ * parameters (as {@link maskSecrets}, with the same optional `declared` keys), also in parameter values that are URLs
+ * themselves.
  *
  * @remarks Works on the text as given — percent-escapes are kept — so a message shows the user what they typed,
  * minus the secrets. Weft formats every URL string it did not parse itself through here.
@@ -49,7 +51,7 @@ const TEXT_PARAMETER = /([?&;])([^=&#\s"'`]+)=([^&#\s"'`]*)/g;
  * // 'tri://u:***@127.0.0.1:x/org.acme.Greeter?token=***&timeout=1000'
  * ```
  */
-export function maskUrlText(text: string): string {
+export function maskUrlText(text: string, declared?: ReadonlySet<string>): string {
   return text.replace(TEXT_PASSWORD, `$1${MASK}@`).replace(TEXT_PARAMETER, (whole, separator: string, key: string, value: string) => {
     let name = key;
     try {
@@ -57,7 +59,7 @@ export function maskUrlText(text: string): string {
     } catch {
       // a malformed escape: judge the key as written
     }
-    if (value !== '' && SECRET_KEY.test(name)) return `${separator}${key}=${MASK}`;
+    if (value !== '' && isSecretKey(name, declared)) return `${separator}${key}=${MASK}`;
     let decoded = value;
     try {
       decoded = decodeURIComponent(value);
@@ -86,11 +88,18 @@ export function maskedIdentity(url: URL): string {
  * Whether a parameter key names a secret (`token`, `password`, `secret`, `access-key`, `api-key`, `auth`, also at
  * method level such as `sayHello.token`), so its value is never shown.
  *
+ * @remarks `declared` adds the keys extensions and the application declare secret (`app.parameterKeys.secretKeys`),
+ * bare or per method.
  * @example
  * ```ts
  * isSecretKey('tps.redis.password'); // true
  * ```
  */
-export function isSecretKey(key: string): boolean {
-  return SECRET_KEY.test(key);
+export function isSecretKey(key: string, declared?: ReadonlySet<string>): boolean {
+  if (SECRET_KEY.test(key)) return true;
+  if (declared === undefined || declared.size === 0) return false;
+  if (declared.has(key)) return true;
+  // `<method>.<key>`: a declared key set per method.
+  const dot = key.indexOf('.');
+  return dot > 0 && declared.has(key.slice(dot + 1));
 }

@@ -14,6 +14,8 @@ const MAX_SHOWN = 80;
 export interface ParameterRegistryOptions {
   /** The application's own keys (each also valid per method). */
   readonly declare?: readonly string[];
+  /** The application's own secret keys (declared too): masked in messages and left out of registered URLs. */
+  readonly secret?: readonly string[];
   /**
    * `'all'` treats every first-party package as installed (for tools that judge another process's
    * configuration, such as `weft override set`). @defaultValue `'installed'`
@@ -49,6 +51,7 @@ interface Known {
  */
 export class ParameterRegistry {
   private readonly known = new Map<string, Known>();
+  private readonly secrets = new Set<string>();
   private readonly installed: ReadonlySet<string>;
 
   private constructor(installed: ReadonlySet<string>) {
@@ -67,18 +70,33 @@ export class ParameterRegistry {
     }
     for (const records of index.records.values()) {
       for (const record of records) {
-        for (const declaredKey of record.entry.keys) registry.add(declaredKey.key, declaredKey.method);
+        for (const declaredKey of record.entry.keys) {
+          registry.add(declaredKey.key, declaredKey.method);
+          if (declaredKey.secret) registry.secrets.add(declaredKey.key);
+        }
         if (options.activationKeys === false) continue;
         for (const condition of record.entry.activate?.conditions ?? []) registry.add(condition.key, true);
       }
     }
     for (const key of declared) registry.add(key, true);
+    for (const key of options.secret ?? []) {
+      registry.add(key, true);
+      registry.secrets.add(key);
+    }
     return registry;
   }
 
   private add(key: string, method: boolean): void {
     const existing = this.known.get(key);
     if (existing === undefined || (method && !existing.method)) this.known.set(key, { method });
+  }
+
+  /**
+   * The keys extensions (manifest `"secret": true`) and the application (`parameters.secret`) declare secret, beyond
+   * the built-in names: pass them to `maskSecrets`/`maskUrlText`/`isSecretKey` for messages that show a URL.
+   */
+  get secretKeys(): ReadonlySet<string> {
+    return this.secrets;
   }
 
   /** Whether `key` is known as is (not as `<method>.<key>`). */

@@ -41,6 +41,11 @@ export interface DeclaredKey {
   readonly key: string;
   /** Whether `<method>.<key>` is read too. */
   readonly method: boolean;
+  /**
+   * Whether the key's value is a secret (`{ "key": "vault.signing-key", "secret": true }`): masked as `***` in every
+   * message that shows a URL, and left out of registered URLs, like the built-in secret names (`token`, `password`, …).
+   */
+  readonly secret: boolean;
 }
 
 /** Result of validating one manifest file: its entries, or every problem found (JSON-pointer located). */
@@ -50,7 +55,7 @@ export interface ManifestParseResult {
 }
 
 const ENTRY_KEYS = new Set(['module', 'export', 'description', 'activate', 'wrapper', 'adaptive', 'keys']);
-const DECLARED_KEY_KEYS = new Set(['key', 'method']);
+const DECLARED_KEY_KEYS = new Set(['key', 'method', 'secret']);
 /** A URL key: letters, digits, `_`, `-`, `.`-separated segments, at most 128 characters. */
 const URL_KEY = /^(?=.{1,128}$)[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*$/;
 const ACTIVATE_KEYS = new Set(['group', 'value', 'order', 'before', 'after']);
@@ -181,7 +186,7 @@ function parseEntry(name: string, value: unknown, at: string, problems: string[]
 function parseKeys(value: unknown, at: string, problems: string[]): readonly DeclaredKey[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) {
-    problems.push(`${at}: must be an array of URL keys ("tps.limiter") or {"key": "tps", "method": true} objects`);
+    problems.push(`${at}: must be an array of URL keys ("tps.limiter") or {"key": "tps", "method": true, "secret": false} objects`);
     return [];
   }
   const keys: DeclaredKey[] = [];
@@ -189,17 +194,20 @@ function parseKeys(value: unknown, at: string, problems: string[]): readonly Dec
     const here = `${at}/${i}`;
     let key: unknown = item;
     let method: unknown = false;
+    let secret: unknown = false;
     if (isPlainObject(item)) {
       checkKeys(item, DECLARED_KEY_KEYS, here, problems);
       key = item['key'];
       method = item['method'] ?? false;
+      secret = item['secret'] ?? false;
       if (typeof method !== 'boolean') problems.push(`${here}/method: must be true or false`);
+      if (typeof secret !== 'boolean') problems.push(`${here}/secret: must be true or false`);
     }
     if (typeof key !== 'string' || !URL_KEY.test(key)) {
       problems.push(`${here}: ${typeof key === 'string' ? `"${key}" is not a URL key` : 'must be a URL key'} (letters, digits, "_", "-", dot-separated, up to 128 characters)`);
       return;
     }
-    keys.push(Object.freeze({ key, method: method === true }));
+    keys.push(Object.freeze({ key, method: method === true, secret: secret === true }));
   });
   return Object.freeze(keys);
 }
