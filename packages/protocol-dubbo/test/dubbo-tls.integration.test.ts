@@ -5,6 +5,7 @@
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import net from 'node:net';
 import tls from 'node:tls';
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -107,6 +108,22 @@ describe('dubbo over TLS', () => {
     expect((await slow).value).toBe(300);
     await closing;
     await invoker.destroy();
+  });
+});
+
+describe('dubbo over TLS: shutdown', () => {
+  it('closes promptly while a client sits in its TLS handshake (it is ended, not waited for)', async () => {
+    const port = await freePort();
+    const provider = await harness.start('provider');
+    const exported = await provider.export(Greeter, greeterImpl(), { protocol: 'dubbo', port, parameters: serverTls() });
+    // A TCP client that never sends its ClientHello: the handshake would wait 10 s for it.
+    const stalled = net.connect({ host: '127.0.0.1', port });
+    await new Promise((resolve) => stalled.once('connect', resolve));
+    const closed = new Promise((resolve) => stalled.once('close', resolve));
+    const started = Date.now();
+    await exported.unexport();
+    await closed;
+    expect(Date.now() - started).toBeLessThan(3000);
   });
 });
 

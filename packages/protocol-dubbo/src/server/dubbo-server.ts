@@ -88,11 +88,6 @@ export class DubboServer {
     });
   }
 
-  /** `TLS` or `plaintext`, for messages. */
-  get transport(): string {
-    return this.tls === undefined ? 'plaintext' : this.tls.mutual ? 'TLS with client certificates (mTLS)' : 'TLS';
-  }
-
   /** Starts listening. @throws the listen error (`EADDRINUSE`…) with the address in its message. */
   listen(): Promise<void> {
     return new Promise((resolve, reject) => {
