@@ -2,7 +2,7 @@
 // values and attachments over TLS, the client certificate as the caller identity, every refusal (no client
 // certificate, an untrusted one, an untrusted server, the wrong name, plaintext against TLS and back) as a `network`
 // error saying why, certificate reload, encrypted keys, and the TLS settings services sharing a port must agree on.
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import net from 'node:net';
@@ -10,13 +10,13 @@ import tls from 'node:tls';
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { callerIdentityOf, Filter, Invocation, RpcContext, RpcError, RpcErrorCode, type CallerIdentity } from '@weft/core';
+import { callerIdentityOf, Filter, Invocation, RpcContext, RpcError, RpcErrorCode, URL, type CallerIdentity } from '@weft/core';
 import { createTestPki, type TestPki } from '@weft/test-utils';
 
 import { Greeter, greeterImpl, Harness, HESSIAN_PACKAGES, freePort, recordingFilter, waitFor } from './support/harness.js';
 
 // filter-context: the implementation reads its invocation through RpcContext.
-const harness = new Harness([...HESSIAN_PACKAGES, '@weft/filter-context'], false);
+const harness = new Harness([...HESSIAN_PACKAGES, '@weft/filter-context', '@weft/registry-embedded'], false);
 afterEach(() => harness.close());
 
 let dir: string;
@@ -347,5 +347,31 @@ describe('dubbo over TLS: one port, one TLS setting', () => {
     const consumer = await harness.start('consumer');
     const v2 = await consumer.refer(Greeter, { url: `dubbo://127.0.0.1:${port}`, version: '2.0', retries: 0, timeout: 3000, parameters: clientTls() });
     expect(await v2.sayHello('x')).toBe('v2 x');
+  });
+});
+
+describe('dubbo over TLS: through a registry', () => {
+  it('registers ssl-enabled=true without the certificate keys; discovering consumers use TLS (system CAs unless they set theirs)', async () => {
+    const registryDir = mkdtempSync(join(dir, 'registry-'));
+    const registry = `embedded://${registryDir}?poll.interval=50&file-cache=false`;
+    const provider = await harness.start('tls-provider', { registry });
+    await provider.export(Greeter, greeterImpl(), { protocol: 'dubbo', port: await freePort(), parameters: serverTls() });
+    const folder = join(registryDir, 'dubbo', Greeter.name, 'providers');
+    const [registered] = readdirSync(folder)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => URL.parse((JSON.parse(readFileSync(join(folder, f), 'utf8')) as { url: string }).url));
+    expect(registered?.getParameter('ssl-enabled')).toBe('true');
+    expect([...(registered?.parameters.keys() ?? [])].filter((key) => key.startsWith('ssl.'))).toEqual([]);
+
+    // No CA of its own: the system's CAs, which do not know the test CA — TLS, never plaintext.
+    const system = await harness.start('system-ca-consumer', { registry });
+    const plain = await system.refer(Greeter, { retries: 0, timeout: 3000 });
+    const error = await failure(plain.sayHello('x'));
+    expect(error.code).toBe(RpcErrorCode.NETWORK);
+    expect(error.message).toContain("failed: the provider's certificate is signed by an unknown authority");
+
+    const trusting = await harness.start('trusting-consumer', { registry });
+    const greeter = await trusting.refer(Greeter, { retries: 0, timeout: 3000, parameters: clientTls() });
+    expect(await greeter.sayHello('discovered')).toBe('hello discovered');
   });
 });
