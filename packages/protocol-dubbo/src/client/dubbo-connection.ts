@@ -1,9 +1,9 @@
 import net from 'node:net';
 
-import { safeLog, type Logger, type ObjectSerialization } from '@weft/core/spi';
+import { safeLog, type Logger, type ObjectSerialization, type TlsMaterial } from '@weft/core/spi';
 
 import type { BodyCodecs } from '../frame/body-codecs.js';
-import { FrameDecoder, type FrameSink } from '../frame/frame-decoder.js';
+import { FrameDecoder, TLS_RECORD, type FrameSink } from '../frame/frame-decoder.js';
 import { FrameWriter } from '../frame/frame-writer.js';
 import { encodeFrame, Flag, type Frame } from '../frame/header.js';
 import { DubboStatus } from '../frame/status.js';
@@ -11,6 +11,11 @@ import { DubboStatus } from '../frame/status.js';
 /** Largest id half a client uses: ids stay below 2⁵³, so one JS number is the key of a pending call. */
 const TWO_32 = 2 ** 32;
 const MAX_RECONNECT_DELAY = 30_000;
+/**
+ * A TLS connection the provider closes this soon after the handshake, before sending anything, was refused: a Node
+ * provider (Weft) verifies the client certificate after the TLS 1.3 handshake and closes without an alert.
+ */
+const REFUSED_WITHIN = 1000;
 
 /**
  * A call waiting for its response on a {@link DubboConnection}.
@@ -47,6 +52,8 @@ export interface ConnectionOptions {
   readonly connectTimeout: number;
   /** First reconnect delay, in ms (doubled per failure, capped at 30 s). */
   readonly backoff: number;
+  /** The consumer's TLS material: connections are TLS (no ALPN) verified against it; `undefined` for plaintext. */
+  readonly tls?: TlsMaterial | undefined;
 }
 
 /**
@@ -58,6 +65,12 @@ export interface ConnectionOptions {
  * Sends a heartbeat after `heartbeat` ms without reading and closes (then reconnects) after 3 × `heartbeat`; answers
  * heartbeats a provider sends. The provider's `readonly` event (`"R"`, sent at graceful shutdown) makes it
  * unavailable — clusters stop routing to it — until `"W"` or a new connection. Writes of one tick go out together.
+ *
+ * With TLS material the connection is TLS, verified against the material (its trust collection, else the system's
+ * CAs; `ssl.server-name`, else the host) and presenting its client certificate; a failed handshake is reported as
+ * "TLS with <address> failed: <why> (<OpenSSL's reason>)" in the `network` errors of the calls. Under TLS 1.3 a provider
+ * refuses a client certificate only after the client's handshake completed, so a TLS connection counts as healthy
+ * (the reconnect backoff starts over) once it read something, not when its handshake ends.
  *
  * @example
  * ```ts
@@ -72,6 +85,10 @@ export class DubboConnection implements FrameSink {
   readonly = false;
   private socket: net.Socket | undefined = undefined;
   private connected = false;
+  /** Whether the current socket has read something (TLS: the provider accepted us). */
+  private proven = false;
+  /** Whether a frame was written on the current socket. */
+  private wrote = false;
   private decoder: FrameDecoder | undefined = undefined;
   private readonly pending = new Map<number, PendingCall>();
   private nextId = 1;
@@ -114,6 +131,7 @@ export class DubboConnection implements FrameSink {
     this.onClosed();
     if (this.reconnectTimer !== undefined) clearTimeout(this.reconnectTimer);
     if (this.heartbeatTimer !== undefined) clearInterval(this.heartbeatTimer);
+    this.options.tls?.close();
     const socket = this.socket;
     if (socket === undefined) return;
     this.writer?.flushNow();
@@ -176,6 +194,7 @@ export class DubboConnection implements FrameSink {
   /** Writes a request frame. */
   write(frame: Buffer): void {
     if (!this.connected) return;
+    this.wrote = true;
     this.writer?.write(frame);
   }
 
@@ -208,7 +227,9 @@ export class DubboConnection implements FrameSink {
   }
 
   corrupt(reason: string): void {
-    safeLog(this.logger, 'warn', `dubbo: closing connection to ${this.address}: ${reason}.`);
+    const hint = this.options.tls === undefined && reason.includes(TLS_RECORD) ? ' (the provider speaks TLS: refer with ssl-enabled=true)' : '';
+    safeLog(this.logger, 'warn', `dubbo: closing connection to ${this.address}: ${reason}${hint}.`);
+    this.lastError = `${reason}${hint}`;
     this.socket?.destroy();
   }
 
@@ -238,16 +259,28 @@ export class DubboConnection implements FrameSink {
 
   private connect(): void {
     if (this.closed) return;
-    const socket = net.connect({ host: this.options.host, port: this.options.port, noDelay: true });
+    const { host, port, tls } = this.options;
+    const socket = tls === undefined ? net.connect({ host, port, noDelay: true }) : tls.connect(host, port, []);
+    if (tls !== undefined) socket.setNoDelay(true);
     this.socket = socket;
-    const timer = setTimeout(() => socket.destroy(new Error(`connect timed out after ${this.options.connectTimeout} ms`)), this.options.connectTimeout);
+    this.proven = false;
+    this.wrote = false;
+    /** Connected (TLS: the handshake completed), and when. */
+    let opened = false;
+    let openedAt = 0;
+    const timer = setTimeout(
+      () => socket.destroy(new Error(`connect${tls === undefined ? '' : ' and TLS handshake'} timed out after ${this.options.connectTimeout} ms`)),
+      this.options.connectTimeout,
+    );
     timer.unref();
-    socket.once('connect', () => {
+    socket.once(tls === undefined ? 'connect' : 'secureConnect', () => {
       clearTimeout(timer);
+      opened = true;
+      openedAt = Date.now();
       this.connected = true;
       this.readonly = false;
       this.lastError = undefined;
-      this.attempts = 0;
+      if (tls === undefined) this.attempts = 0;
       this.lastRead = Date.now();
       this.decoder = new FrameDecoder(this.options.payload, this);
       this.writer = new FrameWriter(socket);
@@ -255,13 +288,35 @@ export class DubboConnection implements FrameSink {
     });
     socket.on('data', (chunk: Buffer) => {
       this.lastRead = Date.now();
+      if (!this.proven) {
+        this.proven = true;
+        this.attempts = 0;
+      }
       this.decoder?.push(chunk);
     });
+    let failure: (Error & { code?: string }) | undefined;
     socket.on('error', (error: Error & { code?: string }) => {
-      this.lastError = error.code !== undefined ? `${error.code}: ${error.message}` : error.message;
+      failure = error;
+      const tlsFailure = tls === undefined ? undefined : describeTlsFailure(error, opened);
+      this.lastError = tlsFailure !== undefined ? `TLS with ${this.address} failed: ${tlsFailure}` : error.code !== undefined ? `${error.code}: ${error.message}` : error.message;
     });
     socket.once('close', () => {
       clearTimeout(timer);
+      const after = Date.now() - openedAt;
+      const refused = opened && !this.proven && after <= REFUSED_WITHIN && (failure === undefined || failure.code === 'ECONNRESET' || failure.code === 'EPIPE');
+      if (refused && tls === undefined && this.wrote) {
+        // What a TLS-only port does to plaintext: it drops the connection at our first bytes, without a word.
+        this.lastError = `the provider closed the connection ${after} ms after it opened, before answering anything: does it serve TLS? Then refer with ssl-enabled=true`;
+      } else if (refused && tls !== undefined) {
+        // Under TLS 1.3 a client certificate is checked after our handshake completed; a Node provider then closes.
+        const presented = tls.options.cert !== undefined;
+        this.lastError =
+          `TLS with ${this.address} failed: the provider closed the connection ${after} ms after the handshake, before answering anything: ` +
+          (presented
+            ? 'it refused our client certificate, most likely (ssl.client-key-cert-chain-path not signed by a CA the provider trusts?)'
+            : 'it refused us, most likely because it requires a client certificate (ssl.client-key-cert-chain-path, ssl.client-private-key-path)') +
+          (failure === undefined ? '' : ` (${failure.code}: ${failure.message})`);
+      }
       this.disconnected(socket);
     });
   }
@@ -307,6 +362,42 @@ export class DubboConnection implements FrameSink {
       this.write(encodeFrame(Flag.REQUEST | Flag.TWO_WAY | Flag.EVENT | this.codec.dubboSerializationId, 0, Math.floor(id / TWO_32), id >>> 0, this.codecs.nullBytes(this.codec)));
     }
   }
+}
+
+/** What OpenSSL's verification codes mean for a consumer. */
+const UNKNOWN_AUTHORITY = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_SIGNATURE_FAILURE',
+]);
+
+/**
+ * Why a TLS connection failed, in words, with OpenSSL's reason; `undefined` when the error is not about TLS (a
+ * refused TCP connection, a reset after the provider accepted us).
+ */
+function describeTlsFailure(error: Error & { code?: string; reason?: string }, secured: boolean): string | undefined {
+  const code = error.code ?? '';
+  const openssl = `${error.reason ?? error.message}${code === '' ? '' : `, ${code}`}`;
+  if (UNKNOWN_AUTHORITY.has(code)) {
+    return `the provider's certificate is signed by an unknown authority (not in ssl.client-trust-cert-collection-path, or the system's CAs when that is not set) (${openssl})`;
+  }
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') return `the provider's certificate is not valid now (${openssl})`;
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return `the provider's certificate is not for the name checked (ssl.server-name, else the host) (${openssl})`;
+  if (/CERTIFICATE_REQUIRED/.test(code)) return `the provider requires a client certificate (ssl.client-key-cert-chain-path, ssl.client-private-key-path) (${openssl})`;
+  if (/ALERT_(UNKNOWN_CA|BAD_CERTIFICATE|CERTIFICATE_UNKNOWN|UNSUPPORTED_CERTIFICATE|ACCESS_DENIED|DECRYPT_ERROR)|ALERT_HANDSHAKE_FAILURE/.test(code)) {
+    return `the provider refused the handshake or our client certificate (not signed by a CA it trusts?) (${openssl})`;
+  }
+  if (/WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|UNKNOWN_PROTOCOL|RECORD_LAYER_FAILURE/.test(code)) {
+    return `the provider did not answer in TLS: is it serving plaintext? (${openssl})`;
+  }
+  if (code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_')) return openssl;
+  if (!secured && (code === 'ECONNRESET' || code === 'EPIPE')) {
+    return `the connection closed during the handshake: is the provider serving plaintext dubbo? (${openssl})`;
+  }
+  return undefined;
 }
 
 /** The high and low 32-bit halves of a client request id. */

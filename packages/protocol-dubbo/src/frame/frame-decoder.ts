@@ -107,7 +107,10 @@ export class FrameDecoder {
   /** Reads a header; returns the body length to read, or -1 when the body is skipped or the stream is broken. */
   private parseHeader(bytes: Buffer, at: number): number {
     if (bytes[at] !== MAGIC_HIGH || bytes[at + 1] !== MAGIC_LOW) {
-      this.fail(`bad magic 0x${bytes.toString('hex', at, at + 2)} (expected 0xdabb): not a Dubbo frame`);
+      const first = bytes[at] as number;
+      // A TLS record starts with its content type (handshake 0x16, alert 0x15, data 0x17) and major version 3.
+      const tlsRecord = (first === 0x16 || first === 0x15 || first === 0x17) && bytes[at + 1] === 0x03;
+      this.fail(`bad magic 0x${bytes.toString('hex', at, at + 2)} (expected 0xdabb): not a Dubbo frame${tlsRecord ? ` (${TLS_RECORD})` : ''}`);
       return -1;
     }
     const length = bytes.readInt32BE(at + 12);
@@ -155,6 +158,16 @@ export class FrameDecoder {
     this.sink.corrupt(reason);
   }
 }
+
+/**
+ * What a bad-magic reason says when the bytes are a TLS record (the peer speaks TLS where plaintext was expected).
+ *
+ * @example
+ * ```ts
+ * if (reason.includes(TLS_RECORD)) hint = 'the provider speaks TLS: refer with ssl-enabled=true';
+ * ```
+ */
+export const TLS_RECORD = 'a TLS record: the peer speaks TLS';
 
 const EMPTY = Buffer.alloc(0);
 /** Bodies up to this size are preallocated from their header; longer ones grow with the bytes that arrive. */

@@ -1,6 +1,6 @@
 import net from 'node:net';
 
-import { safeLog, type Logger, type ObjectSerialization, type ServiceDefinition } from '@weft/core/spi';
+import { safeLog, type Logger, type ObjectSerialization, type ServiceDefinition, type TlsMaterial } from '@weft/core/spi';
 
 import type { BodyCodecs } from '../frame/body-codecs.js';
 import { encodeFrame, Flag } from '../frame/header.js';
@@ -24,6 +24,11 @@ export interface DubboServerOptions {
   readonly shutdownTimeout: number;
 }
 
+/** How long a client may take to complete its TLS handshake, in ms. */
+const TLS_HANDSHAKE_TIMEOUT = 10_000;
+/** How long `close()` lets ended connections (and handshakes still running) finish before destroying them, in ms. */
+const CLOSE_GRACE = 1000;
+
 /**
  * One `dubbo://` listening socket: its connections, the services exported on it, idle detection and graceful shutdown.
  *
@@ -33,6 +38,11 @@ export interface DubboServerOptions {
  * which travels in the trailing attachments — is known. `close()` sends the one-way `readonly` event (`"R"`) on every
  * connection, so consumers stop routing to this provider, waits for in-flight calls (at most `shutdownTimeout`), then
  * closes every connection.
+ *
+ * With TLS material (`ssl-enabled=true` on the export URL of the first service), the port speaks TLS only — no ALPN,
+ * as Java Dubbo's Netty `SslHandler` — and requires client certificates when the material has a trust collection
+ * (mTLS); the verified peer certificate of each connection is read once and set on every invocation it carries. The
+ * material (and its file watching) is closed with the server.
  *
  * @example
  * ```ts
@@ -48,6 +58,8 @@ export class DubboServer {
   private readonly exporters = new Map<string, DubboExporter>();
   private readonly definitions = new Map<string, ServiceDefinition | undefined>();
   private readonly server: net.Server;
+  /** Raw TCP sockets not yet closed (TLS handshakes in progress included), destroyed at the end of `close()`. */
+  private readonly sockets = new Set<net.Socket>();
   private idleTimer: NodeJS.Timeout | undefined = undefined;
   private closing: Promise<void> | undefined = undefined;
   private nextEventId = 1;
@@ -60,14 +72,29 @@ export class DubboServer {
     /** The codec of the first export: answers frames whose serialization id is unknown. */
     readonly codec: ObjectSerialization,
     readonly logger: Logger,
+    /** The TLS material of the port, `undefined` for plaintext. */
+    readonly tls?: TlsMaterial,
   ) {
-    this.server = net.createServer({ noDelay: true }, (socket) => this.accept(socket));
+    this.server =
+      tls === undefined
+        ? net.createServer({ noDelay: true }, (socket) => this.accept(socket))
+        : tls.createServer([], TLS_HANDSHAKE_TIMEOUT, (socket) => this.accept(socket));
+    // The raw TCP socket of every connection (before any TLS handshake): no delay, and tracked so that `close()`
+    // also ends handshakes still in progress.
+    this.server.on('connection', (socket: net.Socket) => {
+      socket.setNoDelay(true);
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+    });
   }
 
   /** Starts listening. @throws the listen error (`EADDRINUSE`…) with the address in its message. */
   listen(): Promise<void> {
     return new Promise((resolve, reject) => {
-      const onError = (error: Error) => reject(new Error(`dubbo: cannot listen on ${this.host}:${this.port}: ${error.message}`, { cause: error }));
+      const onError = (error: Error) => {
+        this.tls?.close();
+        reject(new Error(`dubbo: cannot listen on ${this.host}:${this.port}: ${error.message}`, { cause: error }));
+      };
       this.server.once('error', onError);
       this.server.listen(this.port, this.host, () => {
         this.server.off('error', onError);
@@ -133,7 +160,17 @@ export class DubboServer {
     const drained = await this.inflight.whenIdle(this.options.shutdownTimeout);
     if (!drained) safeLog(this.logger, 'warn', `dubbo: server ${this.host}:${this.port} closed with ${this.inflight.count} call(s) still in flight (shutdown-timeout ${this.options.shutdownTimeout} ms).`);
     for (const connection of [...this.connections]) connection.end();
-    await stopped;
+    // Ended connections get a grace to flush; handshakes still in progress (never accepted) end with it.
+    const grace = setTimeout(() => {
+      for (const socket of this.sockets) socket.destroy();
+    }, CLOSE_GRACE);
+    grace.unref();
+    try {
+      await stopped;
+    } finally {
+      clearTimeout(grace);
+      this.tls?.close();
+    }
   }
 
   /** The one-way event `"R"` (flag `0xa2`): this provider is shutting down. */

@@ -5,15 +5,18 @@ import {
   Result,
   RpcError,
   RpcErrorCode,
+  peerCertificateOfSocket,
   safeLog,
+  setPeerCertificate,
   type AttachmentValue,
   type MethodDescriptor,
   type ObjectSerialization,
+  type PeerCertificate,
   type TypeDescriptor,
 } from '@weft/core/spi';
 
 import { attachmentObject, readAttachments, ROUTING_ATTACHMENTS, writeExceptionBody, writeStringBody, writeValueBody } from '../frame/bodies.js';
-import { FrameDecoder, type FrameSink } from '../frame/frame-decoder.js';
+import { FrameDecoder, TLS_RECORD, type FrameSink } from '../frame/frame-decoder.js';
 import { FrameWriter } from '../frame/frame-writer.js';
 import { encodeFrame, Flag, type Frame } from '../frame/header.js';
 import { DubboStatus, failureMessage, splitDescriptor, supportsResponseAttachments } from '../frame/status.js';
@@ -51,6 +54,8 @@ export class ServerConnection implements FrameSink {
   /** Last time something was read or written (idle detection). */
   lastActivity = Date.now();
   readonly remote: string;
+  /** The verified client certificate (TLS with a trust collection), read once at accept; `undefined` otherwise. */
+  readonly peerCertificate: PeerCertificate | undefined;
   private readonly decoder: FrameDecoder;
   private readonly writer: FrameWriter;
   /** The last request body version seen and whether it selects the attachment flags (one entry: peers send one). */
@@ -62,6 +67,7 @@ export class ServerConnection implements FrameSink {
     private readonly socket: net.Socket,
   ) {
     this.remote = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`;
+    this.peerCertificate = peerCertificateOfSocket(socket);
     this.decoder = new FrameDecoder(server.options.payload, this);
     this.writer = new FrameWriter(socket);
     socket.on('data', (chunk: Buffer) => {
@@ -128,7 +134,8 @@ export class ServerConnection implements FrameSink {
   }
 
   corrupt(reason: string): void {
-    safeLog(this.server.logger, 'warn', `dubbo: closing connection from ${this.remote}: ${reason}.`);
+    const hint = this.server.tls === undefined && reason.includes(TLS_RECORD) ? ' (this port serves plaintext: its export has no ssl-enabled=true)' : '';
+    safeLog(this.server.logger, 'warn', `dubbo: closing connection from ${this.remote}: ${reason}${hint}.`);
     this.socket.destroy();
   }
 
@@ -177,6 +184,7 @@ export class ServerConnection implements FrameSink {
     invocation.enableAbort();
     for (const [key, value] of attachments) if (!ROUTING_ATTACHMENTS.has(key)) invocation.setAttachment(key, value);
     invocation.setAttachment('remote.address', this.remote);
+    setPeerCertificate(invocation, this.peerCertificate);
     const timeout = Number(attachments.get('timeout'));
     if (timeout > 0) invocation.deadline = Date.now() + timeout;
     const call = new ServerCall(this, exporter, frame, codec, twoWay, request);
