@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -21,10 +22,20 @@ interface Subscription {
   readonly categories: ReadonlySet<string>;
   /** Categories delivered in the current event-loop turn: a further list of one of them waits for the next turn. */
   readonly delivered: Set<RegistryCategory>;
-  /** The latest list of a category that arrived after one was delivered in this turn. */
+  /** The latest list of a category that arrived after one was delivered in this turn (or its quiet window). */
   readonly queued: Map<RegistryCategory, readonly URL[]>;
+  /** Until when (performance.now() ms) a further list of a category waits, after a long list was delivered. */
+  readonly quietUntil: Map<RegistryCategory, number>;
   turn: ReturnType<typeof setImmediate> | undefined;
+  timer: ReturnType<typeof setTimeout> | undefined;
 }
+
+/** Lists shorter than this are delivered once per event-loop turn at most; longer ones open a quiet window. */
+const QUIET_MIN_LIST = 256;
+/** The quiet window after delivering a long list: this many ms per entry, capped at {@link QUIET_MAX_WINDOW}. */
+const QUIET_MS_PER_ENTRY = 0.002;
+/** The longest quiet window, in ms: a write is delivered at most this long after the one before it. */
+const QUIET_MAX_WINDOW = 50;
 
 /**
  * The shared half of every registry client: bookkeeping, notifications, failback and the local cache file.
@@ -137,6 +148,8 @@ export abstract class AbstractRegistry extends Registry {
         categories: new Set(splitCommaList(url.getParameter('category') ?? RegistryCategory.PROVIDERS)),
         delivered: new Set(),
         queued: new Map(),
+        quietUntil: new Map(),
+        timer: undefined,
         turn: undefined,
       };
       this.subscriptions.set(key, subscription);
@@ -176,6 +189,7 @@ export abstract class AbstractRegistry extends Registry {
     if (subscription.listeners.size > 0) return;
     this.subscriptions.delete(key);
     if (subscription.turn !== undefined) clearImmediate(subscription.turn);
+    if (subscription.timer !== undefined) clearTimeout(subscription.timer);
     this.failedSubscriptions.delete(key);
     try {
       await this.doUnsubscribe(url);
@@ -203,19 +217,36 @@ export abstract class AbstractRegistry extends Registry {
     const entry = this.subscriptions.get(subscription.toString());
     if (entry === undefined || !entry.categories.has(category)) return;
     // A burst of lists of one category (thousands of rule writes) is coalesced: the first of an event-loop turn is
-    // delivered at once, the latest of the others in the next turn (each list is complete, so nothing is lost).
-    if (entry.delivered.has(category)) {
+    // delivered at once, the latest of the others in the next turn (each list is complete, so nothing is lost). After
+    // a long list, further ones wait for a quiet window proportional to its length (≤ 50 ms), so a burst of N writes
+    // delivered one per turn costs a few deliveries of the latest list, not N (O(N²)).
+    const quietUntil = entry.quietUntil.get(category) ?? 0;
+    if (entry.delivered.has(category) || performance.now() < quietUntil) {
       entry.queued.set(category, urls);
+      if (!entry.delivered.has(category) && entry.timer === undefined) {
+        entry.timer = setTimeout(() => this.endQuiet(entry), Math.max(1, Math.ceil(quietUntil - performance.now())));
+      }
       return;
     }
     entry.delivered.add(category);
     entry.turn ??= setImmediate(() => this.nextTurn(entry));
+    if (urls.length >= QUIET_MIN_LIST) entry.quietUntil.set(category, performance.now() + Math.min(QUIET_MAX_WINDOW, urls.length * QUIET_MS_PER_ENTRY));
     this.deliver(entry, category, urls);
   }
 
   private nextTurn(entry: Subscription): void {
     entry.turn = undefined;
     entry.delivered.clear();
+    this.flushQueued(entry);
+  }
+
+  private endQuiet(entry: Subscription): void {
+    entry.timer = undefined;
+    this.flushQueued(entry);
+  }
+
+  /** Delivers the queued lists whose turn or quiet window has passed (notify queues the others again). */
+  private flushQueued(entry: Subscription): void {
     if (this.destroyed || this.subscriptions.get(entry.url.toString()) !== entry) return;
     const queued = [...entry.queued];
     entry.queued.clear();

@@ -1,3 +1,5 @@
+import { performance } from 'node:perf_hooks';
+
 import type { ApplicationEvents } from '../common/application-events.js';
 import { safeLog, type Logger } from '../common/logger.js';
 import { Directory } from '../cluster/directory.js';
@@ -48,6 +50,9 @@ export interface RegistryDirectoryOptions {
   /** The application's `weft.rpc.Router` factories; without them `routers` rules are ignored (logged once). */
   readonly routers?: ExtensionLoader<RouterFactory>;
 }
+
+/** The longest wait before applying a notification that arrived while the previous one was being applied, in ms. */
+const COALESCE_MAX_WAIT = 50;
 
 /**
  * A directory fed by a registry: providers come and go, override rules change the URLs — live.
@@ -103,6 +108,8 @@ export class RegistryDirectory extends Directory {
   /** Notifications not applied yet, latest list per category (a burst is coalesced into one update each). */
   private readonly pending = new Map<RegistryCategory, readonly URL[]>();
   private draining = false;
+  /** Until when the next update waits (after a long one), so that notifications arriving meanwhile coalesce. */
+  private coolUntil = 0;
   /** The configurator of each rule URL object seen (registries reuse the objects of unchanged entries). */
   private readonly ruleCache = new WeakMap<URL, Configurator | null>();
   private readonly invokers = new Map<string, Invoker>();
@@ -200,13 +207,26 @@ export class RegistryDirectory extends Directory {
     this.updates = this.updates.then(() => this.refresh());
   }
 
-  /** Applies the pending notifications, oldest category first, until none is left. */
+  /**
+   * Applies the pending notifications, oldest category first, until none is left. After an update that took more
+   * than a millisecond, the next one waits as long as it took (up to `COALESCE_MAX_WAIT` ms): notifications
+   * arriving meanwhile — a registry delivers a burst of writes one per event-loop turn, each the full list — are
+   * coalesced into the latest, so a burst of N rules costs a few full applications instead of N (O(N²)), and rule
+   * processing takes at most about half of the event loop's time.
+   */
   private async drain(): Promise<void> {
     try {
-      for (let next = this.pending.entries().next(); next.done !== true; next = this.pending.entries().next()) {
+      for (;;) {
+        const wait = this.coolUntil - performance.now();
+        if (wait > 0) await new Promise<void>((resolve) => setTimeout(resolve, Math.ceil(wait)));
+        const next = this.pending.entries().next();
+        if (next.done === true || this.destroyed) break;
         const [category, urls] = next.value;
         this.pending.delete(category);
+        const started = performance.now();
         await this.apply(category, urls);
+        const busy = performance.now() - started;
+        if (busy > 1) this.coolUntil = performance.now() + Math.min(COALESCE_MAX_WAIT, busy);
       }
     } finally {
       this.draining = false;
