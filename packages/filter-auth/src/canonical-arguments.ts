@@ -24,7 +24,8 @@ export interface CanonicalLimits {
 export const CANONICAL_LIMITS: CanonicalLimits = Object.freeze({ depth: 64, nodes: 1_000_000 });
 
 /**
- * Thrown when arguments exceed the {@link CanonicalLimits}.
+ * Thrown when arguments exceed the {@link CanonicalLimits}, or cannot be read (a getter that throws, an object
+ * posing as a `Map`).
  *
  * @example
  * ```ts
@@ -67,7 +68,13 @@ const ENCODER = new TextEncoder();
  */
 export function canonicalArguments(args: readonly unknown[], limits: CanonicalLimits = CANONICAL_LIMITS): string {
   const state = { nodes: 0, limits };
-  return encode(args, 0, state);
+  try {
+    return encode(args, 0, state);
+  } catch (error) {
+    if (error instanceof CanonicalLimitError) throw error;
+    // A hostile or odd value (a getter that throws, an object posing as a Map): refuse it, never crash the call.
+    throw new CanonicalLimitError(`the arguments cannot be read into the canonical form (${error instanceof Error ? error.message : String(error)})`, { cause: error });
+  }
 }
 
 /**
@@ -113,10 +120,10 @@ function encode(value: unknown, depth: number, state: EncodeState): string {
     throw new CanonicalLimitError(`the arguments nest deeper than ${state.limits.depth} levels (or refer to themselves)`);
   }
   if (value instanceof JavaValue) return encode(value.value, depth + 1, state);
-  if (value instanceof Uint8Array) return `b${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64')};`;
+  if (ArrayBuffer.isView(value) && value instanceof Uint8Array) return `b${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64')};`;
   if (value instanceof ArrayBuffer) return `b${Buffer.from(value).toString('base64')};`;
-  if (value instanceof Date) return `D${Number.isNaN(value.getTime()) ? 'Invalid' : value.toISOString()};`;
-  if (Array.isArray(value) || value instanceof Set || ArrayBuffer.isView(value)) {
+  if (value instanceof Date && Object.prototype.toString.call(value) === '[object Date]') return `D${Number.isNaN(value.getTime()) ? 'Invalid' : value.toISOString()};`;
+  if (Array.isArray(value) || value instanceof Set || (ArrayBuffer.isView(value) && !(value instanceof DataView))) {
     const items = Array.isArray(value) ? (value as readonly unknown[]) : Array.from(value as Iterable<unknown>);
     let out = `[${items.length}:`;
     for (const item of items) out += encode(item, depth + 1, state);
@@ -147,8 +154,8 @@ function dropped(value: unknown): boolean {
   return value === undefined || value === null || typeof value === 'function' || typeof value === 'symbol';
 }
 
-/** Integers in full digits (`1e21` → `1000000000000000000000`), others as JavaScript prints them. */
+/** Integers in full digits (`2 ** 60` → `1152921504606846976`, as the bigint prints), others as JavaScript prints them. */
 function decimal(n: number): string {
-  if (Number.isInteger(n)) return Math.abs(n) < 1e21 ? (n === 0 ? '0' : String(n)) : BigInt(n).toString();
+  if (Number.isInteger(n)) return Math.abs(n) <= Number.MAX_SAFE_INTEGER ? (n === 0 ? '0' : String(n)) : BigInt(n).toString();
   return String(n);
 }
