@@ -11,6 +11,8 @@ import {
   ExtensionError,
   Filter,
   Invocation,
+  isSecretKey,
+  maskSecrets,
   Invoker,
   Result,
   RpcError,
@@ -198,6 +200,31 @@ describe('signed calls over injvm', () => {
     await app.export(Billing, implementation, { parameters: { 'auth.keys': 'shop' } });
     const billing = await app.refer(Billing, { retries: 0, parameters: { 'auth.key-id': 'shop', 'auth.sign-arguments': false } });
     expect(await billing.$call('charge', ['ann', 5], { attachments: { tamper: 'amount' } })).toBe('charged ann 999999');
+  });
+});
+
+describe('consumer side', () => {
+  it('auth.secret is a secret key: masked in URLs (and so left out of registered consumer URLs)', () => {
+    expect(isSecretKey('auth.secret')).toBe(true);
+    expect(isSecretKey('auth.key-id')).toBe(false);
+    const url = URL.parse('tri://127.0.0.1:50051/org.acme.Billing?auth.key-id=shop&auth.secret=s3cret-value');
+    expect(maskSecrets(url)).toContain('auth.secret=***');
+    expect(maskSecrets(url)).not.toContain('s3cret-value');
+  });
+
+  it('refuses to send a call it cannot sign: the key left AuthKeys, or the arguments are beyond the canonical bounds', async () => {
+    const { app } = await start({ shop: SECRET });
+    await app.export(Billing, implementation, { parameters: { 'auth.keys': '*' } });
+    const billing = await app.refer(Billing, { retries: 0, parameters: { 'auth.key-id': 'shop' } });
+    const cyclic: Record<string, unknown> = {};
+    cyclic['self'] = cyclic;
+    let error = await rejection(billing.$call('charge', [cyclic, 1]));
+    expect(error.code).toBe(RpcErrorCode.FORBIDDEN);
+    expect(error.message).toContain('Cannot sign the arguments of org.acme.Billing.charge(): the arguments nest deeper than 64 levels (or refer to themselves). Pass smaller arguments, or sign without them (auth.sign-arguments=false).');
+    app.model.getService(AuthKeys).delete('shop');
+    error = await rejection(billing.charge('ann', 1));
+    expect(error.message).toContain('Cannot sign the call to org.acme.Billing.charge(): there is no secret for auth.key-id=shop');
+    expect(seen).toHaveLength(0);
   });
 });
 
