@@ -20,7 +20,14 @@ export interface CanonicalLimits {
   readonly nodes: number;
 }
 
-/** The bounds used by the `auth` filter. */
+/**
+ * The bounds used by the `auth` filter: 64 levels, 1,000,000 values.
+ *
+ * @example
+ * ```ts
+ * canonicalArguments(args, { ...CANONICAL_LIMITS, nodes: 10_000 });
+ * ```
+ */
 export const CANONICAL_LIMITS: CanonicalLimits = Object.freeze({ depth: 64, nodes: 1_000_000 });
 
 /**

@@ -1,7 +1,14 @@
 import { readFileSync, statSync, type Stats } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 
-/** The largest key file read (a key file is a few hundred bytes per key). */
+/**
+ * The largest key file read, 1 MiB (a key file is a few hundred bytes per key).
+ *
+ * @example
+ * ```ts
+ * if (statSync(path).size > MAX_KEYS_FILE_BYTES) console.log('too large for auth.keys-file');
+ * ```
+ */
 export const MAX_KEYS_FILE_BYTES = 1024 * 1024;
 
 /**

@@ -25,7 +25,14 @@ export interface SignedRequest {
   readonly argumentsDigest: string | undefined;
 }
 
-/** The version tag of the scheme, first in the canonical string and in the signature attachment. */
+/**
+ * The version tag of the scheme, first in the canonical string and in the signature attachment.
+ *
+ * @example
+ * ```ts
+ * invocation.setAttachment('weft-auth-sig', `${SIGNATURE_VERSION}=${mac.toString('base64url')}`);
+ * ```
+ */
 export const SIGNATURE_VERSION = 'v1';
 
 /**

@@ -189,7 +189,10 @@ export class RequestVerifier {
   }
 }
 
-/** A value from the wire, quoted and cut short for a message. */
+/**
+ * A value from the wire, quoted and cut short for a message.
+ * @internal
+ */
 export function quote(value: string): string {
   return JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
 }
