@@ -49,6 +49,9 @@ class InsideFilter extends Filter {
   }
 }
 
+/** Nonces of the attempts of a `fail-once` call. */
+const nonces: string[] = [];
+
 /** A consumer filter inside `auth` (after signing) that tampers with calls carrying attachment `tamper`. */
 class TamperFilter extends Filter {
   invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
@@ -56,6 +59,10 @@ class TamperFilter extends Filter {
     if (how === 'amount') invocation.args[1] = 999_999;
     if (how === 'method') return invoker.invoke((new Invocation({ methodName: 'refund', args: invocation.args, service: Billing, attachments: invocation.getAttachments() })));
     if (how === 'sig') invocation.setAttachment(AuthAttachments.SIGNATURE, `v1=${'A'.repeat(43)}`);
+    if (how === 'fail-once') {
+      nonces.push(String(invocation.getAttachment(AuthAttachments.NONCE)));
+      if (nonces.length === 1) return Promise.reject(new RpcError(RpcErrorCode.NETWORK, 'connection reset (test)'));
+    }
     if (how === 'strip') for (const key of Object.values(AuthAttachments)) invocation.removeAttachment(key);
     invocation.removeAttachment('tamper');
     return invoker.invoke(invocation);
@@ -111,6 +118,7 @@ afterEach(async () => {
   }
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   seen.length = 0;
+  nonces.length = 0;
 });
 
 async function rejection(call: Result | Promise<unknown>): Promise<RpcError> {
@@ -193,6 +201,15 @@ describe('signed calls over injvm', () => {
     error = await rejection(good.$call('charge', ['ann', 5], { attachments: { tamper: 'strip' } }));
     expect(error.message).toContain('the call is not signed');
     expect(seen).toHaveLength(0);
+  });
+
+  it('a retried call is signed again, with a fresh nonce (each attempt passes through the filter)', async () => {
+    const { app } = await start({ shop: SECRET });
+    await app.export(Billing, implementation, { parameters: { 'auth.keys': 'shop' } });
+    const billing = await app.refer(Billing, { retries: 1, parameters: { 'auth.key-id': 'shop' } });
+    expect(await billing.$call('charge', ['ann', 5], { attachments: { tamper: 'fail-once' } })).toBe('charged ann 5');
+    expect(nonces).toHaveLength(2);
+    expect(nonces[0]).not.toBe(nonces[1]);
   });
 
   it('auth.sign-arguments=false signs without the arguments: an altered argument then passes', async () => {
