@@ -1,4 +1,5 @@
-// A Weft consumer and a Weft provider over `tri` on loopback (two applications, one port), with signed calls:
+// A Weft consumer and a Weft provider over `tri` and over `dubbo` (Hessian2) on loopback (two applications; the
+// service exported on both protocols), with signed calls:
 // typed arguments (a class with a Date, a Map) verify after the wire round trip; a tampered argument, a
 // wrong secret and an unsigned call are refused with `forbidden`; per-method callers admit the listed signature
 // principal only.
@@ -42,21 +43,24 @@ class TamperFilter extends Filter {
   }
 }
 
-const PACKAGES = ['@weft/core', '@weft/cluster', '@weft/protocol-triple', '@weft/filter-auth'];
+const PACKAGES = ['@weft/core', '@weft/cluster', '@weft/protocol-triple', '@weft/protocol-dubbo', '@weft/serialization-hessian2', '@weft/filter-auth'];
 let providerRoot: TestApp;
 let consumerRoot: TestApp;
 let provider: WeftApplication;
 let consumer: WeftApplication;
-let port: number;
+const ports: Record<string, number> = {};
 
 beforeAll(async () => {
   providerRoot = createTestApp(PACKAGES, { prefix: 'weft-auth-provider' });
   consumerRoot = createTestApp(PACKAGES, { prefix: 'weft-auth-consumer' });
-  port = await freePort();
+  ports['tri'] = await freePort();
+  ports['dubbo'] = await freePort();
   provider = await WeftApplication.start({ root: providerRoot.root, name: 'ledger', logger: new RecordingLogger() });
   provider.model.registerService(AuthKeys, new AuthKeys({ shop: 'shop-secret-1234', billing: 'billing-secret-5678' }));
   provider.model.getExtensionLoader(Filter).addExtension('test-identity', IdentityFilter, { activate: { group: ['provider'], order: 100 } });
-  await provider.export(Ledger, impl, { protocol: 'tri', port, parameters: { 'auth.keys': 'shop,billing', 'transfer.auth.callers': 'billing' } });
+  for (const protocol of ['tri', 'dubbo']) {
+    await provider.export(Ledger, impl, { protocol, port: ports[protocol], parameters: { 'auth.keys': 'shop,billing', 'transfer.auth.callers': 'billing' } });
+  }
   consumer = await WeftApplication.start({ root: consumerRoot.root, name: 'shop', logger: new RecordingLogger() });
   consumer.model.getExtensionLoader(Filter).addExtension('test-tamper', TamperFilter, { activate: { group: ['consumer'], order: 100 } });
 }, 30_000);
@@ -68,7 +72,6 @@ afterAll(async () => {
   consumerRoot?.cleanup();
 });
 
-const url = () => `tri://127.0.0.1:${port}`;
 
 async function rejection(call: Promise<unknown>): Promise<RpcError> {
   const error = await call.then(
@@ -86,7 +89,9 @@ function order(): Order {
   return o;
 }
 
-describe('signed calls over tri', () => {
+describe.each(['tri', 'dubbo'])('signed calls over %s', (protocol) => {
+  const url = () => `${protocol}://127.0.0.1:${ports[protocol] as number}`;
+
   it('typed arguments verify after the wire round trip; the implementation sees the key id as principal', async () => {
     const ledger = await consumer.refer(Ledger, { url: url(), retries: 0, timeout: 5000, parameters: { 'auth.key-id': 'shop', 'auth.secret': 'shop-secret-1234' } });
     const lines = new Map([['b', 2], ['a', 1]]);
