@@ -33,7 +33,8 @@ afterEach(async () => {
 describe('README', () => {
   it('usage snippet runs: the signed consumer passes, the unlisted method and the wrong secret are refused', async () => {
     testApp = createTestApp(['@weft/core', '@weft/cluster', '@weft/filter-auth']);
-    app = await WeftApplication.start({ root: testApp.root, name: 'shop', logger: new RecordingLogger() });
+    const logger = new RecordingLogger();
+    app = await WeftApplication.start({ root: testApp.root, name: 'shop', logger });
     const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
 
     // #region usage
@@ -60,6 +61,7 @@ describe('README', () => {
     expect(log.mock.calls[2]?.[0]).toBe(RpcErrorCode.FORBIDDEN);
     expect(log.mock.calls[2]?.[1]).toContain('refused: bad signature (a different secret, or the call was altered on the way: ');
     expect(String(log.mock.calls[2]?.[1])).not.toMatch(/guessed|a-long-random-secret/);
+    expect(logger.of('warn')).toEqual([]); // the auth.* keys are known: no unknown-parameter warning
   });
 
   it('shows the usage snippet verbatim', () => {
