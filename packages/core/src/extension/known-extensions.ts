@@ -67,6 +67,8 @@ export const KNOWN_EXTENSIONS: readonly KnownExtension[] = Object.freeze([
   ...entries('@weft/filter-accesslog', 'weft.config.ConfigValidator', ['accesslog']),
   ...entries('@weft/filter-accesslog', 'weft.rpc.Filter', ['accesslog']),
   ...entries('@weft/filter-activelimit', 'weft.rpc.Filter', ['active-limit']),
+  ...entries('@weft/filter-auth', 'weft.config.ConfigValidator', ['auth']),
+  ...entries('@weft/filter-auth', 'weft.rpc.Filter', ['auth']),
   ...entries('@weft/filter-circuitbreaker', 'weft.config.ConfigValidator', ['circuitbreaker']),
   ...entries('@weft/filter-circuitbreaker', 'weft.rpc.Filter', ['circuitbreaker']),
   ...entries('@weft/filter-context', 'weft.config.ConfigValidator', ['timeout-countdown']),
