@@ -10,6 +10,9 @@ import type { CommonOptions } from './weft-application.js';
 import { isSecretKey, maskUrlText } from '../common/mask-secrets.js';
 import { TLS_FILE_KEYS } from '../transport/tls-keys.js';
 
+/** Paths of local files (certificates, `@weft/filter-auth`'s key file): never registered. */
+const LOCAL_FILE_KEYS: readonly string[] = [...TLS_FILE_KEYS, 'auth.keys-file'];
+
 // How an application writes a service's URLs from export/refer options: the parameters, the direct provider
 // URLs of a reference, the consumer's host, the provider URL as registered.
 
@@ -158,7 +161,7 @@ export function registeredProviderUrl(url: URL, pid: number = process.pid, decla
     .addParametersIfAbsent({ deprecated: 'false', dubbo: DUBBO_PROTOCOL_VERSION, dynamic: 'true', generic: 'false', pid, release: WEFT_RELEASE });
   // The registry says that a token is required, never the token (anyone who can read the registry could call);
   // other secrets and the local certificate paths are not written at all (ssl-enabled is: consumers need it).
-  cleaned = cleaned.removeParameters(...TLS_FILE_KEYS, ...[...url.parameters.keys()].filter((key) => key !== 'token' && isSecretKey(key, declared)));
+  cleaned = cleaned.removeParameters(...LOCAL_FILE_KEYS, ...[...url.parameters.keys()].filter((key) => key !== 'token' && isSecretKey(key, declared)));
   if (isConfigNotEmpty(url.getParameter('token'))) cleaned = cleaned.addParameter('token', 'true');
   return methods ? cleaned.addParameter('methods', splitCommaList(methods).sort().join(',')) : cleaned;
 }
@@ -172,7 +175,7 @@ export function registeredProviderUrl(url: URL, pid: number = process.pid, decla
 export function registeredConsumerUrl(url: URL, pid: number = process.pid, now: number = Date.now(), declared?: ReadonlySet<string>): URL {
   const methods = url.getParameter('methods');
   const registered = url
-    .removeParameters(...TLS_FILE_KEYS, ...[...url.parameters.keys()].filter((key) => isSecretKey(key, declared)))
+    .removeParameters(...LOCAL_FILE_KEYS, ...[...url.parameters.keys()].filter((key) => isSecretKey(key, declared)))
     .addParameters({ category: 'consumers', check: 'false' })
     .addParametersIfAbsent({ dubbo: DUBBO_PROTOCOL_VERSION, pid, release: WEFT_RELEASE, timestamp: now });
   return methods ? registered.addParameter('methods', splitCommaList(methods).sort().join(',')) : registered;
