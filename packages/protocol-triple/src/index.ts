@@ -11,6 +11,15 @@ export { CorsPolicy } from './server/cors-policy.js';
 export { TripleExporter, InflightCounter, type ServerMethod, type TripleExporterInit } from './server/triple-exporter.js';
 export { TripleConnectionPool, SessionHandle, backoffDelay, type ConnectionOptions } from './client/connection-pool.js';
 export { SerializationCodec, type TripleCodec } from './codec/triple-codec.js';
+export { WrapperCodec } from './codec/wrapper-codec.js';
+export {
+  decodeRequestWrapper,
+  decodeResponseWrapper,
+  encodeRequestWrapper,
+  encodeResponseWrapper,
+  type RequestWrapper,
+  type ResponseWrapper,
+} from './codec/wrapper-messages.js';
 export {
   ACCEPT_ENCODING,
   decompress,

@@ -8,6 +8,7 @@ import {
   maskSecrets,
   ApplicationEvents,
   Protocol,
+  ObjectSerialization,
   safeLog,
   Serialization,
   TlsMaterial,
@@ -22,6 +23,7 @@ import { sessionMemory } from './session-memory.js';
 import { TripleConnectionPool } from './client/connection-pool.js';
 import { IdlCodec, type IdlFormat } from './codec/idl-codec.js';
 import { SerializationCodec, type TripleCodec } from './codec/triple-codec.js';
+import { WrapperCodec } from './codec/wrapper-codec.js';
 import { TripleExporter, type ServerMethod } from './server/triple-exporter.js';
 import { TripleInvoker } from './client/triple-invoker.js';
 import { TripleDefaults, TripleKeys } from './triple-keys.js';
@@ -94,7 +96,13 @@ export class TripleProtocol extends Protocol {
     const plain = idl === undefined ? this.codecOf(url) : undefined;
     // Compiled now: a malformed declaration fails the export, not the first call.
     if (plain !== undefined && service !== undefined) plain.prepare?.(service);
-    const codecs = plain !== undefined ? [plain] : [this.idlCodecOf(url, idl as string, 'binary'), this.idlCodecOf(url, idl as string, 'json')];
+    // A wrapper (hessian2) export also answers Weft's JSON consumers (application/grpc+json) on the same path.
+    const codecs =
+      plain instanceof WrapperCodec
+        ? [plain, this.codecOf(url.removeParameter(TripleKeys.SERIALIZATION))]
+        : plain !== undefined
+          ? [plain]
+          : [this.idlCodecOf(url, idl as string, 'binary'), this.idlCodecOf(url, idl as string, 'json')];
     const server = await this.serverFor(url);
     const exporter = new TripleExporter({
       invoker,
@@ -162,7 +170,12 @@ export class TripleProtocol extends Protocol {
             `(available: ${this.serializations.getSupportedExtensions().join(', ')}).`,
         );
       }
-      codec = new SerializationCodec(this.serializations.getExtension(name));
+      const serialization = this.serializations.getExtension(name);
+      // A typed-value serialization (hessian2) speaks Dubbo's wire for interface services: the Triple wrapper (§A.10).
+      codec =
+        serialization instanceof ObjectSerialization
+          ? new WrapperCodec(serialization, this.codecOf(url.removeParameter(TripleKeys.SERIALIZATION)))
+          : new SerializationCodec(serialization);
       this.codecs.set(name, codec);
     }
     return codec;

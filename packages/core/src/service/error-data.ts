@@ -144,3 +144,30 @@ export function errorFromData(data: ErrorData, declared: readonly (abstract new 
   }
   return error;
 }
+
+/**
+ * A decoded Java `Throwable` as the declared error class it names: matched by the class's `static javaClass`, else
+ * by simple name (`com.acme.Declined` → `Declined`), keeping its own plain fields (a `code`, a `reason`); the error
+ * itself when no declared class matches (or it already is one).
+ *
+ * @remarks For protocols whose serialization carries Java exceptions (`dubbo://`, Triple's Hessian2 wrapper): the
+ * consumer sees the class its service definition declares, as with errors travelling as {@link ErrorData}.
+ * @example
+ * ```ts
+ * const error = asDeclaredError(input.readThrowable(), method.throws); // a Declined, when `throws: [Declined]`
+ * ```
+ */
+export function asDeclaredError(error: Error, declared: readonly (abstract new (...args: never[]) => Error)[] = []): Error {
+  for (const cls of declared) if (error instanceof cls) return error;
+  const name = error.name;
+  const simple = name.includes('.') ? name.slice(name.lastIndexOf('.') + 1) : name;
+  const cls = declared.find((c) => (c as { javaClass?: unknown }).javaClass === name) ?? declared.find((c) => c.name === simple);
+  if (cls === undefined) return error;
+  const data: Record<string, unknown> = {};
+  for (const key of Object.keys(error)) {
+    const value = (error as unknown as Record<string, unknown>)[key];
+    if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') data[key] = value;
+  }
+  delete data['javaClass'];
+  return errorFromData({ ...data, name: cls.name, message: error.message }, [cls]);
+}

@@ -83,7 +83,7 @@ export { Serialization, type MethodCopier } from '../serialization/serialization
 export { IdlSerialization, type IdlStatus } from '../serialization/idl-serialization.js';
 export { ObjectInput, ObjectOutput, ObjectSerialization } from '../serialization/object-serialization.js';
 export { realize, describeType } from '../service/realize.js';
-export { errorFromData, errorToData, RPC_ERROR_MARK, type ErrorData } from '../service/error-data.js';
+export { asDeclaredError, errorFromData, errorToData, RPC_ERROR_MARK, type ErrorData } from '../service/error-data.js';
 export { Realizer, MAX_REALIZE_DEPTH, type MethodRealizer, type RealizeFn } from '../service/realizer.js';
 export { mapOf, setOf, MapType, SetType, type FieldTypes } from '../service/type-descriptors.js';
 export { java, JavaType, JavaValue, javaClassOf, javaClassNameOf, javaDescriptorOf, type JavaKind, type JavaPrimitiveKind } from '../service/java-types.js';

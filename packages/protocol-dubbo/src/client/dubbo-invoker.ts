@@ -1,7 +1,7 @@
 import {
   AbstractInvoker,
   DeadlineWheel,
-  errorFromData,
+  asDeclaredError,
   Result,
   RpcError,
   RpcErrorCode,
@@ -294,22 +294,7 @@ class ClientCall implements PendingCall {
   }
 }
 
-/**
- * A decoded Throwable as the declared error class it names: by the class's `static javaClass`, else by simple name
- * (`com.acme.Declined` → `Declined`); own plain fields (a `code`, a `reason`) are kept.
- */
+/** A decoded Throwable as the declared error class it names (see `asDeclaredError`). */
 function rebuild(error: Error, descriptor: MethodDescriptor | undefined): Error {
-  const declared = descriptor?.throws ?? [];
-  for (const cls of declared) if (error instanceof cls) return error;
-  const name = error.name;
-  const simple = name.includes('.') ? name.slice(name.lastIndexOf('.') + 1) : name;
-  const cls = declared.find((c) => (c as { javaClass?: unknown }).javaClass === name) ?? declared.find((c) => c.name === simple);
-  if (cls === undefined) return error;
-  const data: Record<string, unknown> = {};
-  for (const key of Object.keys(error)) {
-    const value = (error as unknown as Record<string, unknown>)[key];
-    if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') data[key] = value;
-  }
-  delete data['javaClass'];
-  return errorFromData({ ...data, name: cls.name, message: error.message }, [cls]);
+  return asDeclaredError(error, descriptor?.throws);
 }
