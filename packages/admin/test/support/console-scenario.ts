@@ -1,0 +1,215 @@
+// The browser scenario, run against each registry: every step through the console's pages, checked on the
+// running Weft applications (what the consumer's next calls return, which provider answers).
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { expect, it } from 'vitest';
+
+import { eventually, GREETER, textOf, type ConsoleWorld } from './console-world.ts';
+
+/** Options of {@link consoleScenario}. */
+export interface ScenarioOptions {
+  /** Whether this run saves the docs screenshots (WEFT_SCREENSHOTS=1). */
+  readonly screenshots: boolean;
+}
+
+/** Who answers the consumer's next `count` calls of `sayHello`. */
+async function answers(world: ConsoleWorld, count: number): Promise<string[]> {
+  const out: string[] = [];
+  for (let i = 0; i < count; i++) out.push(await world.greeter.sayHello('ann'));
+  return out;
+}
+
+/** A page of another origin (another port of 127.0.0.1), for the CSRF attempt. */
+function evilOrigin(): Promise<Server> {
+  const server = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>evil</title><p>evil</p>'));
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+/** Registers the scenario's tests; `world()` is the started world of the file. */
+export function consoleScenario(world: () => ConsoleWorld, options: ScenarioOptions): void {
+  it('refuses the API without a session, and the login page refuses a wrong token', async () => {
+    const { admin, page } = world();
+    const anonymous = await fetch(`${admin.url}/api/services`);
+    expect(anonymous.status).toBe(401);
+    expect(((await anonymous.json()) as { error: string }).error).toMatch(/log in|session/i);
+
+    await page.goto(admin.url);
+    await page.getByRole('heading', { name: 'Weft admin', level: 1 }).waitFor();
+    if (options.screenshots) await world().screenshot('login');
+    await page.getByLabel('Token').fill('not-the-token');
+    await page.getByRole('button', { name: 'Log in' }).click();
+    expect(await textOf(page.getByRole('alert').filter({ hasText: /./ }), /token/i)).toMatch(/token/i);
+    await world().logIn();
+  });
+
+  it('finds the service by a part of its name, with its health at a glance', async () => {
+    const { page } = world();
+    const search = page.getByLabel('Search services');
+    await search.fill('acme.Gree');
+    const row = page.getByRole('table', { name: 'Services' }).getByRole('row').filter({ hasText: GREETER });
+    await textOf(row, /healthy/);
+    const cells = (await row.getByRole('cell').allInnerTexts()).map((c) => c.trim());
+    expect(cells[0]).toBe('healthy'); // the service name is the row header; then health
+    expect(cells[1]).toBe('2/2'); // providers up
+    expect(cells[2]).toBe('1'); // consumers
+    await textOf(row.getByRole('cell').nth(5), /^\d+(\.\d+)? ms$/, 15_000); // p99, once the consumer's metrics were scraped
+    if (options.screenshots) await world().screenshot('services');
+
+    await search.fill('org.nowhere');
+    await textOf(page.getByRole('table', { name: 'Services' }), /No service matches "org\.nowhere"/);
+    await search.fill('');
+    await page.getByRole('link', { name: GREETER }).click();
+    await page.getByRole('heading', { name: GREETER, level: 1 }).waitFor();
+  });
+
+  it('refuses a bad mock expression in the form, with the parser\'s message, and writes nothing', async () => {
+    const w = world();
+    await w.openGreeter();
+    const form = w.page.getByRole('form', { name: 'Mock' });
+    await form.getByLabel('Method').selectOption('sayHello');
+    const expression = form.getByLabel('Mock expression');
+    await expression.fill('return {name: ');
+    const refusal = form.getByRole('alert');
+    const message = await textOf(refusal, /./);
+    // The server's own answer to the same expression: the form shows the parser's message verbatim.
+    const preview = await w.page.evaluate(async (service) => {
+      const session = (await (await fetch('/api/session')).json()) as { csrf: string };
+      const answer = await fetch(`/api/services/${encodeURIComponent(service)}/mock/preview`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': session.csrf }, body: JSON.stringify({ method: 'sayHello', mock: 'force:return {name: ' }) });
+      return (await answer.json()) as { ok: boolean; error?: string };
+    }, GREETER);
+    expect(preview.ok).toBe(false);
+    expect(message).toBe(preview.error);
+    expect(await expression.getAttribute('aria-invalid')).toBe('true');
+
+    await form.getByRole('button', { name: 'Push mock' }).click();
+    await textOf(refusal, /./);
+    expect(await w.page.getByRole('dialog', { name: 'Confirm change' }).isVisible()).toBe(false);
+    expect(await w.greeter.sayHello('bob')).toMatch(/^hello bob from [ab]$/);
+  });
+
+  it('a force mock pushed from the form answers the consumer\'s next calls, and the chart shows the mock answers', async () => {
+    const w = world();
+    const form = w.page.getByRole('form', { name: 'Mock' });
+    await form.getByLabel('Method').selectOption('sayHello');
+    await form.getByRole('radio', { name: /^force/ }).check();
+    await form.getByLabel('Mock expression').fill('return "degraded"');
+    await textOf(form.locator('output.preview'), /^"degraded"$/);
+    expect(await form.getByLabel('Mock expression').getAttribute('aria-invalid')).toBeNull();
+    await form.getByRole('button', { name: 'Push mock' }).click();
+    const plan = await w.applyPlan();
+    expect(plan.summary).toContain(GREETER);
+    expect(plan.zkCli).toMatch(/^create \/dubbo\/org\.acme\.Greeter\/configurators\/override%3A%2F%2F/m);
+    expect(plan.cli).toContain(`weft override set ${GREETER}`);
+    expect(plan.cli).toContain('sayHello.mock=force:return');
+
+    const before = w.providers.map((p) => p.calls.sayHello);
+    await eventually(() => w.greeter.sayHello('ann'), (answer) => answer === 'degraded', 10_000, 'the force mock reaching the consumer');
+    expect(await answers(w, 5)).toEqual(Array(5).fill('degraded'));
+    await expect(w.greeter.count()).resolves.toBe(42); // the other method still reaches a provider
+    const during = w.providers.map((p) => p.calls.sayHello);
+    // Keep calling while the console scrapes the consumer's metrics: the mock chart rises above zero.
+    let calling = true;
+    const load = (async () => {
+      while (calling) {
+        await w.greeter.sayHello('ann');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+    try {
+      const chart = w.page.getByRole('figure', { name: 'Mock answers per second' });
+      await eventually(async () => Number(await chart.getByRole('status', { name: 'force' }).getAttribute('data-value')), (value) => value > 0, 15_000, 'force mock answers in the chart');
+      expect(await w.page.getByRole('table', { name: 'Overrides' }).innerText()).toContain('sayHello.mock=force:return "degraded"');
+      if (options.screenshots) await w.screenshot('service');
+    } finally {
+      calling = false;
+      await load;
+    }
+    // No provider answered sayHello while it was force-mocked.
+    expect(w.providers.map((p) => p.calls.sayHello)).toEqual(during);
+    expect(during).toEqual(before);
+  });
+
+  it('removing the mock brings the real answers back', async () => {
+    const w = world();
+    const form = w.page.getByRole('form', { name: 'Mock' });
+    await form.getByLabel('Method').selectOption('sayHello');
+    await form.getByRole('button', { name: 'Remove mock' }).click();
+    const plan = await w.applyPlan();
+    expect(plan.cli).toContain('weft override');
+    await eventually(() => w.greeter.sayHello('ann'), (answer) => /^hello ann from [ab]$/.test(answer), 10_000, 'real answers after the mock was removed');
+    const overrides = w.page.getByRole('table', { name: 'Overrides' });
+    await eventually(() => overrides.innerText(), (text) => !text.includes('sayHello.mock'), 10_000, 'the mock gone from the overrides');
+  });
+
+  it('a weight of 0 drains a provider: every call goes to the other one', async () => {
+    const w = world();
+    const [drained, other] = w.providers as [ConsoleWorld['providers'][number], ConsoleWorld['providers'][number]];
+    await w.page.getByRole('button', { name: `Drain ${drained.address}` }).click();
+    const plan = await w.applyPlan();
+    expect(plan.cli).toContain('weight=0');
+    await textOf(w.page.getByRole('table', { name: 'Providers' }).getByRole('row').filter({ hasText: drained.address }), /\b0\b/);
+    await eventually(() => answers(w, 20), (all) => all.every((a) => a === `hello ann from ${other.label}`), 10_000, 'calls going to the other provider only');
+    const before = drained.calls.sayHello;
+    expect(await answers(w, 30)).toEqual(Array(30).fill(`hello ann from ${other.label}`));
+    expect(drained.calls.sayHello).toBe(before);
+    if (options.screenshots) await w.screenshot('drained');
+  });
+
+  it('refuses a CSRF attempt: a mutating call without the session\'s token, or from another origin', async () => {
+    const w = world();
+    // Same page, session cookie sent, no x-csrf-token header.
+    const noToken = await w.page.evaluate(async (service) => {
+      const answer = await fetch(`/api/services/${encodeURIComponent(service)}/mock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mock: 'force:return null', confirm: true }) });
+      return { status: answer.status, body: (await answer.json()) as { error: string } };
+    }, GREETER);
+    expect(noToken.status).toBe(403);
+    expect(noToken.body.error).toMatch(/CSRF/);
+
+    // The session's token, but another Origin (a request made outside the browser's same-origin rules).
+    const csrf = await w.page.evaluate(async () => ((await (await fetch('/api/session')).json()) as { csrf: string }).csrf);
+    const otherOrigin = await w.context.request.post(`${w.admin.url}/api/services/${encodeURIComponent(GREETER)}/mock`, {
+      headers: { origin: 'http://evil.example', 'x-csrf-token': csrf, 'content-type': 'application/json' },
+      data: JSON.stringify({ mock: 'force:return null', confirm: true }),
+    });
+    expect(otherOrigin.status()).toBe(403);
+    expect(((await otherOrigin.json()) as { error: string }).error).toMatch(/CSRF/);
+
+    // A page of another origin (same site: the cookie is sent) posting to the console.
+    const evil = await evilOrigin();
+    const attacker = await w.context.newPage();
+    try {
+      await attacker.goto(`http://127.0.0.1:${(evil.address() as AddressInfo).port}/`);
+      const statuses: number[] = [];
+      attacker.on('response', (response) => {
+        if (response.url().startsWith(w.admin.url)) statuses.push(response.status());
+      });
+      await attacker.evaluate(async (url) => {
+        await fetch(url, { method: 'POST', mode: 'no-cors', credentials: 'include', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ mock: 'force:return null', confirm: true }) }).catch(() => undefined);
+      }, `${w.admin.url}/api/services/${encodeURIComponent(GREETER)}/mock`);
+      await eventually(() => statuses.length, (n) => n > 0, 5000, 'the answer to the cross-origin request');
+      expect(statuses[0]).toBeGreaterThanOrEqual(403);
+      expect(statuses[0]).toBeLessThan(500);
+    } finally {
+      await attacker.close();
+      await new Promise((resolve) => evil.close(resolve));
+    }
+    // Nothing was written: the consumer still gets real answers, no mock is listed.
+    expect(await w.greeter.sayHello('eve')).toMatch(/^hello eve from [ab]$/);
+    const services = await w.page.evaluate(async () => (await (await fetch('/api/services')).json()) as { service: string; mock: string | null }[]);
+    expect(services.find((s) => s.service === GREETER)?.mock).toBeNull();
+  });
+
+  it('the audit page lists what was applied, newest first', async () => {
+    const w = world();
+    await w.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit' }).click();
+    await w.page.getByRole('heading', { name: 'Audit', level: 1 }).waitFor();
+    const table = w.page.getByRole('table', { name: 'Audit log' });
+    await textOf(table, /mock/);
+    const rows = table.locator('tbody tr');
+    expect(await rows.count()).toBe(3); // mock set, mock removed, drain
+    expect(await rows.nth(2).innerText()).toContain('force:return');
+    expect(await rows.nth(0).innerText()).toContain('weight');
+    if (options.screenshots) await w.screenshot('audit');
+  });
+}
