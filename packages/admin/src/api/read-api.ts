@@ -55,7 +55,7 @@ export class ReadApi {
         consumers: state.consumers.length,
         applications: [...new Set([...state.providers, ...state.consumers].map((u) => u.getApplication()).filter((a): a is string => a !== undefined && a !== ''))].sort(),
         overrides: state.overrides.length,
-        routes: state.routes.length,
+        routes: state.routes.length + state.documents.length,
         mock: this.view.mockOf(state),
         errorRate: summary?.errorRate ?? null,
         p99: summary?.p99 ?? null,

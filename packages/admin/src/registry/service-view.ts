@@ -7,6 +7,7 @@ import {
   readConditionRoutes,
   readOverrideRules,
   readRegistrations,
+  routeRuleNode,
   type RegistrySession,
   type URL,
 } from '@weft/core';
@@ -22,6 +23,8 @@ export interface ServiceState {
   readonly consumers: readonly URL[];
   readonly overrides: readonly URL[];
   readonly routes: readonly URL[];
+  /** Config-centre routing documents: the provider applications' tag rules and the service's condition rule. */
+  readonly documents: readonly { readonly kind: 'condition' | 'tag'; readonly path: string; readonly text: string }[];
 }
 
 /** A registered URL's parameters, secrets masked. */
@@ -92,7 +95,16 @@ export class ServiceView {
     const { providers, consumers } = await readRegistrations(this.session, service);
     const overrides = await readOverrideRules(this.session, service);
     const routes = await readConditionRoutes(this.session, service);
-    return { service, providers, consumers, overrides, routes };
+    const documents: { kind: 'condition' | 'tag'; path: string; text: string }[] = [];
+    const apps = [...new Set(providers.map((p) => p.getApplication()).filter((a): a is string => a !== undefined && a !== ''))].sort().slice(0, 20);
+    const nodes: ['condition' | 'tag', string][] = [['condition', routeRuleNode('condition', `${service}::`)], ...apps.map((a): ['tag', string] => ['tag', routeRuleNode('tag', a)])];
+    for (const [kind, node] of nodes) {
+      const path = this.session.registry.configPath(node);
+      if (path === undefined) continue;
+      const text = await this.session.call(`reading ${path}`, () => this.session.registry.getConfig(node));
+      if (text !== undefined && text.trim() !== '') documents.push({ kind, path, text });
+    }
+    return { service, providers, consumers, overrides, routes, documents };
   }
 
   /** Whether `provider` is enabled: no `disabled=true` override for its address applies, and not `enabled=false`. */
@@ -153,7 +165,10 @@ export class ServiceView {
         enabled: o.getParameter('enabled') !== 'false',
         parameters: Object.fromEntries([...overrideSettings(o)].map(([k, v]) => [k, v !== '' && isSecretKey(k, this.secrets) ? '***' : v])),
       })),
-      routes: state.routes.map((r) => ({ kind: (r.getParameter('router') === 'tag' ? 'tag' : 'condition') as 'condition' | 'tag', text: conditionRouteText(r), url: maskSecrets(r, this.secrets) })),
+      routes: [
+        ...state.routes.map((r) => ({ kind: (r.getParameter('router') === 'tag' ? 'tag' : 'condition') as 'condition' | 'tag', text: conditionRouteText(r), url: maskSecrets(r, this.secrets) })),
+        ...state.documents.map((d) => ({ kind: d.kind, text: d.text, url: d.path })),
+      ],
     };
   }
 
