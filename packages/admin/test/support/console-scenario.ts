@@ -45,9 +45,13 @@ export function consoleScenario(world: () => ConsoleWorld, options: ScenarioOpti
 
   it('finds the service by a part of its name, with its health at a glance', async () => {
     const { page } = world();
+    const list = page.getByRole('table', { name: 'Services' });
+    await textOf(list, /org\.acme\.Inventory/);
+    expect(await list.locator('tbody tr').count()).toBe(2);
     const search = page.getByLabel('Search services');
     await search.fill('acme.Gree');
-    const row = page.getByRole('table', { name: 'Services' }).getByRole('row').filter({ hasText: GREETER });
+    await eventually(() => list.locator('tbody tr').count(), (n) => n === 1, 5000, 'the list filtered to one service');
+    const row = list.getByRole('row').filter({ hasText: GREETER });
     await textOf(row, /healthy/);
     const cells = (await row.getByRole('cell').allInnerTexts()).map((c) => c.trim());
     expect(cells[0]).toBe('healthy'); // the service name is the row header; then health
@@ -97,10 +101,10 @@ export function consoleScenario(world: () => ConsoleWorld, options: ScenarioOpti
     await textOf(form.locator('output.preview'), /^"degraded"$/);
     expect(await form.getByLabel('Mock expression').getAttribute('aria-invalid')).toBeNull();
     await form.getByRole('button', { name: 'Push mock' }).click();
-    const plan = await w.applyPlan();
+    const plan = await w.applyPlan(options.screenshots ? 'plan' : undefined);
     expect(plan.summary).toContain(GREETER);
     expect(plan.zkCli).toMatch(/^create \/dubbo\/org\.acme\.Greeter\/configurators\/override%3A%2F%2F/m);
-    expect(plan.cli).toContain(`weft override set ${GREETER}`);
+    expect(plan.cli).toMatch(/^weft override set --registry \S+ --service org\.acme\.Greeter /);
     expect(plan.cli).toContain('sayHello.mock=force:return');
 
     const before = w.providers.map((p) => p.calls.sayHello);
@@ -156,6 +160,34 @@ export function consoleScenario(world: () => ConsoleWorld, options: ScenarioOpti
     if (options.screenshots) await w.screenshot('drained');
   });
 
+  it('disable takes a provider out of the consumers\' lists, enable brings it back', async () => {
+    const w = world();
+    const [drained, other] = w.providers as [ConsoleWorld['providers'][number], ConsoleWorld['providers'][number]];
+    await w.page.getByRole('button', { name: `Disable ${other.address}` }).click();
+    await w.applyPlan();
+    await textOf(w.page.getByRole('table', { name: 'Providers' }).getByRole('row').filter({ hasText: other.address }), /disabled/);
+    // The drained provider is the only one left: weight 0 does not matter when there is no other choice.
+    await eventually(() => answers(w, 10), (all) => all.every((a) => a === `hello ann from ${drained.label}`), 10_000, 'calls going to the drained provider, the only one enabled');
+    await w.page.getByRole('button', { name: `Enable ${other.address}` }).click();
+    await w.applyPlan();
+    await eventually(() => answers(w, 10), (all) => all.every((a) => a === `hello ann from ${other.label}`), 10_000, 'calls back on the enabled provider');
+  });
+
+  it('the route editor checks a rule as you type with the router\'s message, and writes nothing until applied', async () => {
+    const w = world();
+    const form = w.page.getByRole('form', { name: 'Routing rule' });
+    await form.getByLabel('Kind', { exact: true }).selectOption('condition');
+    const rule = form.getByLabel('Rule', { exact: true });
+    await rule.fill('host == 10.20.153.5 => false');
+    expect(await textOf(form.getByRole('alert'), /Illegal route rule/)).toContain("The error char '==' at index 5");
+    expect(await rule.getAttribute('aria-invalid')).toBe('true');
+    await rule.fill('method = count => host != 10.9.9.9');
+    await textOf(form.getByRole('status'), /^The rule is valid\.$/);
+    expect(await rule.getAttribute('aria-invalid')).toBeNull();
+    expect(await form.getByRole('alert').count()).toBe(0); // the (empty) alert is hidden
+    expect(await w.page.getByRole('table', { name: 'Routes' }).innerText()).toContain('No routing rule.');
+  });
+
   it('refuses a CSRF attempt: a mutating call without the session\'s token, or from another origin', async () => {
     const w = world();
     // Same page, session cookie sent, no x-csrf-token header.
@@ -207,9 +239,10 @@ export function consoleScenario(world: () => ConsoleWorld, options: ScenarioOpti
     const table = w.page.getByRole('table', { name: 'Audit log' });
     await textOf(table, /mock/);
     const rows = table.locator('tbody tr');
-    expect(await rows.count()).toBe(3); // mock set, mock removed, drain
-    expect(await rows.nth(2).innerText()).toContain('force:return');
-    expect(await rows.nth(0).innerText()).toContain('weight');
+    const actions = await table.locator('tbody tr td:nth-child(3)').allInnerTexts();
+    expect(actions.map((a) => a.trim())).toEqual(['provider.enable', 'provider.disable', 'override.set', 'mock.remove', 'mock.set']);
+    expect(await rows.nth(4).innerText()).toContain('force:return');
+    expect(await rows.nth(2).innerText()).toContain('weight=0');
     if (options.screenshots) await w.screenshot('audit');
   });
 }

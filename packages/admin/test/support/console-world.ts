@@ -20,6 +20,9 @@ export const Greeter = defineService(GREETER, {
   count: { returns: Number },
 });
 
+/** A second service (provider a only, no consumer), so the list has something to filter out. */
+export const Inventory = defineService('org.acme.Inventory', { stock: { args: [String], returns: Number } });
+
 /** The consumer's typed proxy. */
 export type GreeterProxy = { sayHello(name: string): Promise<string>; count(): Promise<number> };
 
@@ -116,6 +119,7 @@ export class ConsoleWorld {
           },
           { protocol: 'tri', host: '127.0.0.1', port },
         );
+        if (label === 'a') await app.export(Inventory, { stock: () => 7 }, { protocol: 'tri', host: '127.0.0.1', port });
         providers.push({ label, address: `127.0.0.1:${port}`, calls });
       }
       const consumer = await started('shop');
@@ -127,6 +131,7 @@ export class ConsoleWorld {
       const browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
       const context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
       const page = await context.newPage();
+      page.setDefaultTimeout(8000);
       return new ConsoleWorld(registry, testApp, providers, consumer, greeter, metrics.url, admin, adminLogger, browser, context, page, () => metrics.close(), apps);
     } catch (error) {
       for (const app of apps.reverse()) await app.shutdown({ timeout: 1000 }).catch(() => undefined);
@@ -150,10 +155,11 @@ export class ConsoleWorld {
     await this.page.getByRole('table', { name: 'Providers' }).getByRole('row').nth(2).waitFor();
   }
 
-  /** Confirms the plan dialog; returns its zkCli.sh and weft CLI text. */
-  async applyPlan(): Promise<{ summary: string; zkCli: string; cli: string }> {
+  /** Confirms the plan dialog (after a screenshot `screenshot`, if given); returns its zkCli.sh and weft CLI text. */
+  async applyPlan(screenshot?: string): Promise<{ summary: string; zkCli: string; cli: string }> {
     const dialog = this.page.getByRole('dialog', { name: 'Confirm change' });
     await dialog.waitFor();
+    if (screenshot !== undefined) await this.screenshot(screenshot, false);
     const plan = {
       summary: (await dialog.locator('.summary').innerText()).trim(),
       zkCli: (await dialog.getByLabel('zkCli.sh commands').innerText()).trim(),
@@ -166,9 +172,9 @@ export class ConsoleWorld {
   }
 
   /** Saves a screenshot to docs/images/admin-<name>.png when WEFT_SCREENSHOTS=1. */
-  async screenshot(name: string): Promise<void> {
+  async screenshot(name: string, fullPage = true): Promise<void> {
     if (process.env['WEFT_SCREENSHOTS'] !== '1') return;
-    await this.page.screenshot({ path: join(import.meta.dirname, '..', '..', '..', '..', 'docs', 'images', `admin-${name}.png`), fullPage: true });
+    await this.page.screenshot({ path: join(import.meta.dirname, '..', '..', '..', '..', 'docs', 'images', `admin-${name}.png`), fullPage });
   }
 
   /** Stops the browser, the console, the applications; deletes the registry. */

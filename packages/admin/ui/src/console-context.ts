@@ -25,11 +25,15 @@ export class ConsoleContext {
   readonly dialog = new PlanDialog();
   readonly announcer: HTMLElement = h('p', { class: 'announcer', role: 'status', 'aria-live': 'polite' });
 
+  private hideTimer: ReturnType<typeof setTimeout> | undefined;
+
   constructor(readonly api: ApiClient) {}
 
-  /** Says `text` in the page's status region. */
+  /** Says `text` in the page's status region (cleared after 8 s). */
   announce(text: string): void {
     this.announcer.textContent = text;
+    clearTimeout(this.hideTimer);
+    if (text !== '') this.hideTimer = setTimeout(() => (this.announcer.textContent = ''), 8000);
   }
 
   /**
