@@ -60,7 +60,7 @@ afterAll(async () => {
 describe('GET /api/services', () => {
   it('lists every service with its providers, consumers, applications and rule counts; q filters by substring', async () => {
     // metrics are null until two scrapes of an endpoint that reports the service
-    const all = await eventually(() => client.get('/api/services'), (list: { rps: number | null }[]) => list[0]?.rps !== null);
+    const all = await eventually(() => client.get('/api/services'), (list: { service: string; rps: number | null }[]) => list[0]?.rps !== null);
     expect(all.map((s: { service: string }) => s.service)).toEqual(['org.acme.Greeter', 'org.acme.Vault']);
     expect(all[0]).toEqual({
       service: SERVICE,
@@ -132,7 +132,7 @@ describe('GET /api/services/<interface>/metrics', () => {
     try {
       const busy = await eventually(
         () => client.get(`/api/services/${SERVICE}/metrics`),
-        (m: { points: { rps: number }[] }) => m.points.some((p) => p.rps > 10),
+        (m: { interval: number; points: { rps: number }[] }) => m.points.some((p) => p.rps > 10),
       );
       expect(busy.interval).toBe(200);
       const last = busy.points[busy.points.length - 1];
