@@ -20,8 +20,8 @@ export interface RunningProvider {
   calls: number;
 }
 
-export async function startProvider(root: string, registry: string, name: string, parameters: Record<string, string> = {}): Promise<RunningProvider> {
-  const app = await WeftApplication.start({ root, name: `provider-${name}`, registry, logger: new RecordingLogger() });
+export async function startProvider(root: string, registry: string, name: string, parameters: Record<string, string> = {}, application = `provider-${name}`): Promise<RunningProvider> {
+  const app = await WeftApplication.start({ root, name: application, registry, logger: new RecordingLogger() });
   const port = await freePort();
   const running: RunningProvider = { app, name, address: `127.0.0.1:${port}`, calls: 0 };
   await app.export(
