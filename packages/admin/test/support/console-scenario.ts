@@ -48,6 +48,10 @@ export function consoleScenario(world: () => ConsoleWorld, options: ScenarioOpti
     const list = page.getByRole('table', { name: 'Services' });
     await textOf(list, /org\.acme\.Inventory/);
     expect(await list.locator('tbody tr').count()).toBe(2);
+    if (options.screenshots) {
+      await textOf(list.getByRole('row').filter({ hasText: GREETER }).getByRole('cell').nth(5), /^\d+(\.\d+)? ms$/, 15_000);
+      await world().screenshot('services');
+    }
     const search = page.getByLabel('Search services');
     await search.fill('acme.Gree');
     await eventually(() => list.locator('tbody tr').count(), (n) => n === 1, 5000, 'the list filtered to one service');
@@ -58,7 +62,6 @@ export function consoleScenario(world: () => ConsoleWorld, options: ScenarioOpti
     expect(cells[1]).toBe('2/2'); // providers up
     expect(cells[2]).toBe('1'); // consumers
     await textOf(row.getByRole('cell').nth(5), /^\d+(\.\d+)? ms$/, 15_000); // p99, once the consumer's metrics were scraped
-    if (options.screenshots) await world().screenshot('services');
 
     await search.fill('org.nowhere');
     await textOf(page.getByRole('table', { name: 'Services' }), /No service matches "org\.nowhere"/);
@@ -152,7 +155,8 @@ export function consoleScenario(world: () => ConsoleWorld, options: ScenarioOpti
     await w.page.getByRole('button', { name: `Drain ${drained.address}` }).click();
     const plan = await w.applyPlan();
     expect(plan.cli).toContain('weight=0');
-    await textOf(w.page.getByRole('table', { name: 'Providers' }).getByRole('row').filter({ hasText: drained.address }), /\b0\b/);
+    // The weight column shows the weight in force: the override's, next to the registered one.
+    await textOf(w.page.getByRole('table', { name: 'Providers' }).getByRole('row').filter({ hasText: drained.address }).getByRole('cell').nth(2), /^0 \(override; registered 100\)$/);
     await eventually(() => answers(w, 20), (all) => all.every((a) => a === `hello ann from ${other.label}`), 10_000, 'calls going to the other provider only');
     const before = drained.calls.sayHello;
     expect(await answers(w, 30)).toEqual(Array(30).fill(`hello ann from ${other.label}`));

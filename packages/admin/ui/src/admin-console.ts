@@ -105,6 +105,6 @@ export class AdminConsole {
       if (here) link.setAttribute('aria-current', 'page');
       else link.removeAttribute('aria-current');
     }
-    replace(this.root, withNav ? this.nav : null, this.outlet, this.context.announcer, this.context.dialog.element);
+    replace(this.root, withNav ? this.nav : null, this.context.announcer, this.outlet, this.context.dialog.element);
   }
 }

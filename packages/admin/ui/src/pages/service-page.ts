@@ -8,7 +8,7 @@ import { errorBox, type FormHost } from '../forms/form-host.js';
 import { MockForm } from '../forms/mock-form.js';
 import { OverrideForm } from '../forms/override-form.js';
 import { RouteForm } from '../forms/route-form.js';
-import { ERROR_REASONS, type ProviderInfo, type ServiceDetails, type ServiceMetrics } from '../types.js';
+import { ERROR_REASONS, type OverrideInfo, type ProviderInfo, type ServiceDetails, type ServiceMetrics } from '../types.js';
 
 /** How often the providers, consumers and rules are reloaded, ms. */
 const DETAILS_MS = 5000;
@@ -25,6 +25,24 @@ function table(label: string, columns: readonly string[], rows: readonly HTMLTab
 function parameters(values: Readonly<Record<string, string>>, only?: readonly string[]): HTMLElement {
   const entries = Object.entries(values).filter(([key]) => only === undefined || only.includes(key));
   return h('span', { class: 'params' }, entries.map(([key, value]) => h('code', {}, `${key}=${value}`)));
+}
+
+/** Dubbo's default provider weight. */
+const DEFAULT_WEIGHT = 100;
+
+/**
+ * The weight the consumers use for a provider: an enabled override's `weight` for its address (`host:port`,
+ * else `host`), else for every address (`0.0.0.0`), else the registered one.
+ */
+export function effectiveWeight(provider: ProviderInfo, overrides: readonly OverrideInfo[]): { value: number; registered: number; overridden: boolean } {
+  const registered = provider.weight ?? DEFAULT_WEIGHT;
+  const host = provider.address.replace(/:\d+$/, '');
+  for (const address of [provider.address, host, '0.0.0.0']) {
+    const rule = overrides.find((o) => o.enabled && o.address === address && o.parameters['weight'] !== undefined);
+    const value = Number(rule?.parameters['weight']);
+    if (rule !== undefined && Number.isFinite(value)) return { value, registered, overridden: true };
+  }
+  return { value: registered, registered, overridden: false };
 }
 
 /** The charts of one service, fed by `/metrics`. */
@@ -92,14 +110,15 @@ export function servicePage(context: ConsoleContext, service: string): Page {
   const providerAction = (provider: ProviderInfo, path: string, body: Record<string, unknown>): void => {
     void context.act(providerErrors, (confirm) => context.api.action(service, 'POST', path, { ...body, confirm }), () => void loadDetails());
   };
-  const providerRow = (p: ProviderInfo): HTMLTableRowElement =>
-    h(
+  const providerRow = (p: ProviderInfo, overrides: readonly OverrideInfo[]): HTMLTableRowElement => {
+    const weight = effectiveWeight(p, overrides);
+    return h(
       'tr',
       { 'data-address': p.address },
       h('th', { scope: 'row' }, h('code', {}, p.address)),
       h('td', {}, p.application ?? ''),
       h('td', {}, p.protocol),
-      h('td', { class: 'num' }, p.weight === null ? '100' : String(p.weight)),
+      h('td', { class: 'num' }, String(weight.value), weight.overridden ? h('span', { class: 'muted' }, ` (override; registered ${weight.registered})`) : null),
       h('td', {}, h('span', { class: `badge ${p.enabled ? 'health-healthy' : 'health-down'}` }, p.enabled ? 'enabled' : 'disabled')),
       h(
         'td',
@@ -110,9 +129,10 @@ export function servicePage(context: ConsoleContext, service: string): Page {
         h('button', { type: 'button', 'aria-label': `Drain ${p.address}`, title: 'weight 0: no new calls', onclick: () => providerAction(p, 'override', { address: p.address, weight: 0 }) }, 'Drain'),
       ),
     );
+  };
 
   const render = (details: ServiceDetails): void => {
-    replace(providers, table('Providers', ['Address', 'Application', 'Protocol', 'Weight', 'State', 'Actions'], details.providers.map(providerRow), 'No provider is registered.'));
+    replace(providers, table('Providers', ['Address', 'Application', 'Protocol', 'Weight', 'State', 'Actions'], details.providers.map((p) => providerRow(p, details.overrides)), 'No provider is registered.'));
     replace(
       consumers,
       table('Consumers', ['Address', 'Application', 'Settings'], details.consumers.map((c) => h('tr', {}, h('th', { scope: 'row' }, h('code', {}, c.address)), h('td', {}, c.application ?? ''), h('td', {}, parameters(c.parameters, ['timeout', 'retries', 'mock', 'cluster', 'loadbalance'])))), 'No consumer is registered.'),
