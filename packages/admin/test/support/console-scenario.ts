@@ -161,7 +161,6 @@ export function consoleScenario(world: () => ConsoleWorld, options: ScenarioOpti
     const before = drained.calls.sayHello;
     expect(await answers(w, 30)).toEqual(Array(30).fill(`hello ann from ${other.label}`));
     expect(drained.calls.sayHello).toBe(before);
-    if (options.screenshots) await w.screenshot('drained');
   });
 
   it('disable takes a provider out of the consumers\' lists, enable brings it back', async () => {
@@ -190,6 +189,45 @@ export function consoleScenario(world: () => ConsoleWorld, options: ScenarioOpti
     expect(await rule.getAttribute('aria-invalid')).toBeNull();
     expect(await form.getByRole('alert').count()).toBe(0); // the (empty) alert is hidden
     expect(await w.page.getByRole('table', { name: 'Routes' }).innerText()).toContain('No routing rule.');
+  });
+
+  it('a plan that is cancelled writes nothing', async () => {
+    const w = world();
+    const form = w.page.getByRole('form', { name: 'Timeout, retries, weight' });
+    await form.getByLabel('Timeout (ms)').fill('1234');
+    await form.getByRole('button', { name: 'Plan override' }).click();
+    const dialog = w.page.getByRole('dialog', { name: 'Confirm change' });
+    await dialog.waitFor();
+    expect(await dialog.getByLabel('weft CLI command').innerText()).toContain('timeout=1234');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await textOf(w.page.getByRole('status').filter({ hasText: 'Cancelled' }), /^Cancelled: /);
+    await form.getByLabel('Timeout (ms)').fill('');
+    const overrides = await w.page.evaluate(async (service) => ((await (await fetch(`/api/services/${encodeURIComponent(service)}`)).json()) as { overrides: { parameters: Record<string, string> }[] }).overrides, GREETER);
+    expect(overrides.map((o) => o.parameters['timeout'])).toEqual(overrides.map(() => undefined));
+  });
+
+  it('forcing the circuit breaker open refuses the consumer\'s calls and shows in the chart; auto gives them back', async () => {
+    const w = world();
+    const form = w.page.getByRole('form', { name: 'Circuit breaker' });
+    await form.getByLabel('Breaker state').selectOption('open');
+    await form.getByLabel('Method').selectOption('sayHello');
+    await form.getByRole('button', { name: 'Plan breaker change' }).click();
+    const plan = await w.applyPlan();
+    expect(plan.cli).toContain('sayHello.circuitbreaker.force=open');
+    await eventually(
+      () => w.greeter.sayHello('ann').then(() => 'answered', (error: { code?: string }) => error.code ?? String(error)),
+      (outcome) => outcome === 'circuit-open',
+      10_000,
+      'the breaker refusing sayHello',
+    );
+    await expect(w.greeter.count()).resolves.toBe(42);
+    await textOf(w.page.getByRole('figure', { name: 'Breaker state' }).getByRole('status', { name: 'Breaker state now' }), /^forced-open$/, 15_000);
+
+    await form.getByLabel('Breaker state').selectOption('auto');
+    await form.getByRole('button', { name: 'Plan breaker change' }).click();
+    await w.applyPlan();
+    await eventually(() => w.greeter.sayHello('ann').catch((error: { code?: string }) => error.code ?? String(error)), (answer) => /^hello ann from [ab]$/.test(answer), 10_000, 'real answers with the breaker on auto');
   });
 
   it('refuses a CSRF attempt: a mutating call without the session\'s token, or from another origin', async () => {
@@ -244,9 +282,10 @@ export function consoleScenario(world: () => ConsoleWorld, options: ScenarioOpti
     await textOf(table, /mock/);
     const rows = table.locator('tbody tr');
     const actions = await table.locator('tbody tr td:nth-child(3)').allInnerTexts();
-    expect(actions.map((a) => a.trim())).toEqual(['provider.enable', 'provider.disable', 'override.set', 'mock.remove', 'mock.set']);
-    expect(await rows.nth(4).innerText()).toContain('force:return');
-    expect(await rows.nth(2).innerText()).toContain('weight=0');
+    expect(actions.map((a) => a.trim())).toEqual(['breaker.set', 'breaker.set', 'provider.enable', 'provider.disable', 'override.set', 'mock.remove', 'mock.set']);
+    expect(await rows.nth(6).innerText()).toContain('force:return');
+    expect(await rows.nth(4).innerText()).toContain('weight=0');
+    expect(await rows.nth(1).innerText()).toContain('sayHello.circuitbreaker.force=open');
     if (options.screenshots) await w.screenshot('audit');
   });
 }

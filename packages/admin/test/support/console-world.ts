@@ -26,7 +26,7 @@ export const Inventory = defineService('org.acme.Inventory', { stock: { args: [S
 /** The consumer's typed proxy. */
 export type GreeterProxy = { sayHello(name: string): Promise<string>; count(): Promise<number> };
 
-const PACKAGES = ['@weft/core', '@weft/cluster', '@weft/mock', '@weft/protocol-triple', '@weft/registry-embedded', '@weft/registry-zookeeper', '@weft/filter-metrics'];
+const PACKAGES = ['@weft/core', '@weft/cluster', '@weft/mock', '@weft/protocol-triple', '@weft/registry-embedded', '@weft/registry-zookeeper', '@weft/filter-metrics', '@weft/filter-circuitbreaker'];
 
 const chromiumPath = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
