@@ -131,6 +131,13 @@ describe('request bodies', () => {
     const array = await client.raw('POST', '/api/services/org.acme.Greeter/mock', { headers: { ...headers, 'content-type': 'application/json' }, body: '[1]' });
     expect(array.status).toBe(400);
     expect(array.body.error).toBe('the request body must be a JSON object');
+    // __proto__ never gets through the parser: the value is read as a plain body, nothing is polluted
+    const proto = await client.raw('POST', '/api/services/org.acme.Greeter/mock/preview', {
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: '{"__proto__": {"mock": "force:return 1", "polluted": true}, "constructor": {"prototype": {"polluted": true}}}',
+    });
+    expect(proto.status).toBe(404);
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
   });
 });
 

@@ -2,7 +2,15 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 
 import type { Logger } from '@weft/core';
 
-/** Failure classes of the console's charts (Dubbo's classification, as `@weft/filter-metrics` counts them). */
+/**
+ * Failure classes of the console's charts (Dubbo's classification, as `@weft/filter-metrics` counts them).
+ *
+ * @remarks The keys of {@link MetricsPoint.errorsPerSecond}, in display order.
+ * @example
+ * ```ts
+ * for (const kind of ERROR_KINDS) console.log(kind, point.errorsPerSecond[kind]);
+ * ```
+ */
 export const ERROR_KINDS = ['timeout', 'business', 'network', 'limit', 'codec', 'unknown'] as const;
 /** One failure class. */
 export type ErrorKind = (typeof ERROR_KINDS)[number];
