@@ -7,4 +7,4 @@
 export { startAdmin, METRICS_PORT_KEY } from './server/start-admin.js';
 export type { AdminOptions, AdminServer } from './server/admin-options.js';
 export type { AuditEntry } from './audit/audit-log.js';
-export type { MetricsPoint, ErrorKind, BreakerState } from './metrics/metrics-scraper.js';
+export { ERROR_KINDS, type MetricsPoint, type ErrorKind, type BreakerState } from './metrics/metrics-scraper.js';

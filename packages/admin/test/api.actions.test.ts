@@ -95,7 +95,7 @@ describe('mock', () => {
     expect(providers[0]!.calls + providers[1]!.calls).toBe(callsBefore + 1);
 
     const listed = await client.get(`/api/services?q=greeter`);
-    expect(listed).toEqual([expect.objectContaining({ service: SERVICE, mock: 'sayHello: force:return "degraded"', overrides: 1 })]);
+    expect(listed).toEqual([expect.objectContaining({ service: SERVICE, mock: 'force:return "degraded"', overrides: 1 })]);
     const detail = await client.get(`/api/services/${SERVICE}`);
     expect(detail.overrides).toEqual([{ url: rule, address: '0.0.0.0', enabled: true, parameters: { 'sayHello.mock': 'force:return "degraded"' } }]);
 
@@ -152,6 +152,12 @@ describe('mock', () => {
     const missing = await client.call('POST', `/api/services/${SERVICE}/mock`, {});
     expect(missing.status).toBe(400);
     expect(missing.body.error).toContain('missing "mock"');
+    const proto = await client.raw('POST', `/api/services/${SERVICE}/mock`, {
+      headers: { cookie: client.cookie as string, 'x-csrf-token': client.csrf as string, 'content-type': 'application/json' },
+      body: '{"__proto__": {"mock": "force:return 1", "confirm": true}}',
+    });
+    expect(proto.status).toBe(400);
+    expect(proto.body.error).toContain('missing "mock"');
     const typed = await client.call('POST', `/api/services/${SERVICE}/mock`, { mock: 12 });
     expect(typed.status).toBe(400);
     expect(typed.body.error).toBe('"mock" must be a string (got number)');

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startAdmin, type AdminServer } from '@weft/admin';
-import { RecordingLogger } from '@weft/test-utils';
+import { freePort, RecordingLogger } from '@weft/test-utils';
 
 import { AdminClient } from './support/admin-client.ts';
 
@@ -131,6 +131,13 @@ describe('request bodies', () => {
     const array = await client.raw('POST', '/api/services/org.acme.Greeter/mock', { headers: { ...headers, 'content-type': 'application/json' }, body: '[1]' });
     expect(array.status).toBe(400);
     expect(array.body.error).toBe('the request body must be a JSON object');
+    // __proto__ never gets through the parser: the value is read as a plain body, nothing is polluted
+    const proto = await client.raw('POST', '/api/services/org.acme.Greeter/mock/preview', {
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: '{"__proto__": {"mock": "force:return 1", "polluted": true}, "constructor": {"prototype": {"polluted": true}}}',
+    });
+    expect(proto.status).toBe(404);
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
   });
 });
 
@@ -225,6 +232,24 @@ describe('binding', () => {
       await own.close();
       if (saved === undefined) delete process.env['WEFT_ADMIN_TOKEN'];
       else process.env['WEFT_ADMIN_TOKEN'] = saved;
+    }
+  });
+});
+
+describe('an unreachable registry', () => {
+  it('answers 503 naming the registry, within the registry timeout', async () => {
+    const port = await freePort();
+    const own = await startAdmin({ registry: `zookeeper://127.0.0.1:${port}`, port: 0, token: TOKEN, logger: new RecordingLogger(), registryTimeout: 1000 });
+    try {
+      const client = new AdminClient(own.url);
+      await client.login(TOKEN);
+      const started = Date.now();
+      const answer = await client.call('GET', '/api/services');
+      expect(answer.status).toBe(503);
+      expect(answer.body.error).toContain(`cannot reach registry zookeeper://127.0.0.1:${port}`);
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      await own.close();
     }
   });
 });

@@ -30,7 +30,7 @@ let providerMetricsPort: number;
 const closers: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
-  app = createTestApp(['@weft/core', '@weft/cluster', '@weft/mock', '@weft/protocol-triple', '@weft/registry-embedded', '@weft/filter-metrics'], { prefix: 'weft-admin-read' });
+  app = createTestApp(['@weft/core', '@weft/cluster', '@weft/mock', '@weft/protocol-triple', '@weft/registry-embedded', '@weft/filter-metrics', '@weft/filter-circuitbreaker'], { prefix: 'weft-admin-read' });
   dir = mkdtempSync(join(tmpdir(), 'weft-admin-read-'));
   registry = `embedded://${dir}`;
   const live = `${registry}?poll.interval=50&file-cache=false`;
@@ -154,6 +154,30 @@ describe('GET /api/services/<interface>/metrics', () => {
         () => client.get(`/api/services/${SERVICE}/metrics`),
         (m: { points: { mockPerSecond: { force: number } }[] }) => (m.points[m.points.length - 1]?.mockPerSecond.force ?? 0) > 10,
       );
+    } finally {
+      stop.done = true;
+      await traffic;
+    }
+  });
+
+  it('shows the circuit breaker state a forced breaker reports, and the refused calls as failures', async () => {
+    const stop = { done: false };
+    const traffic = (async () => {
+      while (!stop.done) {
+        await consumer.greeter.count().catch(() => undefined);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+    try {
+      await client.act('POST', `/api/services/${SERVICE}/breaker`, { method: 'count', state: 'open', confirm: true });
+      await eventually(
+        () => client.get(`/api/services/${SERVICE}/metrics`),
+        (m: { points: { breaker: string | null; errorsPerSecond: Record<string, number> }[] }) =>
+          m.points.some((p) => p.breaker === 'forced-open' && Object.values(p.errorsPerSecond).reduce((a, b) => a + b, 0) > 0),
+      );
+      await expect(consumer.greeter.count()).rejects.toMatchObject({ code: 'circuit-open' });
+      await client.act('POST', `/api/services/${SERVICE}/breaker`, { method: 'count', state: 'auto', confirm: true });
+      await eventually(() => consumer.greeter.count(), (n) => n === 42);
     } finally {
       stop.done = true;
       await traffic;

@@ -2,7 +2,15 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 
 import type { Logger } from '@weft/core';
 
-/** Failure classes of the console's charts (Dubbo's classification, as `@weft/filter-metrics` counts them). */
+/**
+ * Failure classes of the console's charts (Dubbo's classification, as `@weft/filter-metrics` counts them).
+ *
+ * @remarks The keys of {@link MetricsPoint.errorsPerSecond}, in display order.
+ * @example
+ * ```ts
+ * for (const kind of ERROR_KINDS) console.log(kind, point.errorsPerSecond[kind]);
+ * ```
+ */
 export const ERROR_KINDS = ['timeout', 'business', 'network', 'limit', 'codec', 'unknown'] as const;
 /** One failure class. */
 export type ErrorKind = (typeof ERROR_KINDS)[number];
@@ -47,6 +55,36 @@ const MAX_SCRAPE_BYTES = 8 * 1024 * 1024;
 /** The most services tracked. */
 const MAX_SERVICES = 2000;
 
+/** One service's totals at one endpoint: each side's RPC series, and the mock and breaker series. */
+interface ServiceSample {
+  consumer: Totals | undefined;
+  provider: Totals | undefined;
+  extra: Totals;
+}
+
+/** One endpoint's last scrape. */
+interface EndpointSample {
+  readonly t: number;
+  readonly services: ReadonlyMap<string, ServiceSample>;
+}
+
+/**
+ * Adds the per-second rates of `now` against `then` (the same endpoint's previous totals) to `sum`; a counter
+ * lower than before (the process restarted) counts from 0. Gauges (p50, p99) and the breaker state are taken, not
+ * differenced: the highest wins.
+ */
+function addRates(sum: Totals, now: Totals, then: Totals | undefined, dt: number): Totals {
+  const rate = (a: number, b: number | undefined) => (b === undefined ? 0 : Math.max(0, a >= b ? a - b : a) / dt);
+  sum.requests += rate(now.requests, then?.requests);
+  for (const kind of ERROR_KINDS) sum.errors[kind] += rate(now.errors[kind], then?.errors[kind]);
+  sum.mockForce += rate(now.mockForce, then?.mockForce);
+  sum.mockFail += rate(now.mockFail, then?.mockFail);
+  if (now.p50 !== null) sum.p50 = Math.max(sum.p50 ?? 0, now.p50);
+  if (now.p99 !== null) sum.p99 = Math.max(sum.p99 ?? 0, now.p99);
+  if (now.breaker !== null && (sum.breaker === null || BREAKER_RANK[now.breaker] > BREAKER_RANK[sum.breaker])) sum.breaker = now.breaker;
+  return sum;
+}
+
 function emptyTotals(): Totals {
   return { requests: 0, errors: { timeout: 0, business: 0, network: 0, limit: 0, codec: 0, unknown: 0 }, mockForce: 0, mockFail: 0, p50: null, p99: null, breaker: null };
 }
@@ -85,9 +123,10 @@ export interface MetricsScraperOptions {
  * service, the last ~10 minutes of request rate, failure rates by class, p50/p99, mock answers per second and
  * circuit breaker state.
  *
- * @remarks Parsed with `parse-prometheus-text-format`. Consumer-side series are used when an endpoint has them for
- * the service, else provider-side ones; rates are the counter deltas between two scrapes over the time between
- * them, summed over methods and endpoints (a counter that went down — a restart — counts from 0). Latency is the
+ * @remarks Parsed with `parse-prometheus-text-format`. Rates are computed per endpoint — the counter deltas between
+ * its last two scrapes over the time between them (a counter that went down, a restart, counts from 0) — and
+ * summed over methods and endpoints. A call is counted once: consumer-side series when any endpoint reports them
+ * for the service, else provider-side ones (so a console scraping both sides does not double them). Latency is the
  * highest p50/p99 gauge. The breaker is the most severe state of the service's resources. One scraper per
  * server, no module state; bounded: endpoints answer at most 8 MiB, 2000 services are tracked.
  * @example
@@ -103,7 +142,7 @@ export class MetricsScraper {
   private readonly capacity: number;
   private readonly timeout: number;
   private readonly series = new Map<string, MetricsPoint[]>();
-  private previous: { t: number; totals: Map<string, Totals> } | undefined;
+  private previous = new Map<string, EndpointSample>();
   private readonly discovered = new Set<string>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private running: Promise<void> | undefined;
@@ -159,7 +198,7 @@ export class MetricsScraper {
     return { rps: round(last.rps), errorRate: last.rps > 0 ? round(errors / last.rps) : 0, p99: last.p99 };
   }
 
-  /** Scrapes every endpoint once and appends a point per service (from the second scrape on). */
+  /** Scrapes every endpoint once and appends a point per service (once an endpoint was scraped twice). */
   async scrapeOnce(): Promise<void> {
     if (this.options.discover !== undefined && this.ticks++ % 6 === 0) {
       try {
@@ -169,24 +208,40 @@ export class MetricsScraper {
       }
     }
     const t = Date.now();
-    const totals = new Map<string, Totals>();
-    await Promise.all(this.endpoints.map((endpoint) => this.scrapeEndpoint(endpoint, totals)));
-    const before = this.previous;
-    this.previous = { t, totals };
-    if (before === undefined) return;
-    const dt = Math.max(0.001, (t - before.t) / 1000);
-    const rate = (now: number, then: number | undefined) => round(Math.max(0, now - (then !== undefined && then <= now ? then : 0)) / dt);
-    for (const [service, now] of totals) {
-      const then = before.totals.get(service);
-      const errorsPerSecond = Object.fromEntries(ERROR_KINDS.map((k) => [k, rate(now.errors[k], then?.errors[k])])) as Record<ErrorKind, number>;
+    const endpoints = this.endpoints;
+    const scraped = await Promise.all(endpoints.map(async (endpoint) => ({ endpoint, t: Date.now(), services: await this.scrapeEndpoint(endpoint) })));
+    const rates = new Map<string, { consumer: Totals | undefined; provider: Totals | undefined; extra: Totals }>();
+    const next = new Map<string, EndpointSample>();
+    for (const { endpoint, t: at, services } of scraped) {
+      if (services === undefined) continue;
+      next.set(endpoint, { t: at, services });
+      const before = this.previous.get(endpoint);
+      if (before === undefined) continue;
+      const dt = Math.max(0.001, (at - before.t) / 1000);
+      for (const [service, now] of services) {
+        const then = before.services.get(service);
+        const sum = rates.get(service) ?? { consumer: undefined, provider: undefined, extra: emptyTotals() };
+        rates.set(service, sum);
+        for (const side of ['consumer', 'provider'] as const) {
+          const current = now[side];
+          if (current === undefined) continue;
+          sum[side] = addRates(sum[side] ?? emptyTotals(), current, then?.[side], dt);
+        }
+        sum.extra = addRates(sum.extra, now.extra, then?.extra, dt);
+      }
+    }
+    this.previous = next;
+    for (const [service, sum] of rates) {
+      // Consumer-side series count each call once where it is made; provider-side ones only when no consumer reports.
+      const chosen = sum.consumer ?? sum.provider ?? emptyTotals();
       const point: MetricsPoint = {
         t,
-        rps: rate(now.requests, then?.requests),
-        errorsPerSecond,
-        p50: now.p50,
-        p99: now.p99,
-        mockPerSecond: { force: rate(now.mockForce, then?.mockForce), fail: rate(now.mockFail, then?.mockFail) },
-        breaker: now.breaker,
+        rps: round(chosen.requests),
+        errorsPerSecond: Object.fromEntries(ERROR_KINDS.map((k) => [k, round(chosen.errors[k])])) as Record<ErrorKind, number>,
+        p50: chosen.p50,
+        p99: chosen.p99,
+        mockPerSecond: { force: round(sum.extra.mockForce), fail: round(sum.extra.mockFail) },
+        breaker: sum.extra.breaker,
       };
       let list = this.series.get(service);
       if (list === undefined) {
@@ -199,7 +254,8 @@ export class MetricsScraper {
     }
   }
 
-  private async scrapeEndpoint(endpoint: string, into: Map<string, Totals>): Promise<void> {
+  /** One endpoint's totals per service and side; `undefined` when it did not answer Prometheus text. */
+  private async scrapeEndpoint(endpoint: string): Promise<Map<string, ServiceSample> | undefined> {
     let text: string;
     try {
       const response = await fetch(endpoint, { signal: AbortSignal.timeout(this.timeout), headers: { accept: 'text/plain' } });
@@ -211,20 +267,22 @@ export class MetricsScraper {
       this.warned.delete(endpoint);
     } catch (error) {
       this.warnOnce(endpoint, `weft admin: cannot scrape ${endpoint}`, error);
-      return;
+      return undefined;
     }
     let families;
     try {
       families = parsePrometheusTextFormat(text);
     } catch (error) {
       this.warnOnce(endpoint, `weft admin: ${endpoint} did not answer Prometheus text`, error);
-      return;
+      return undefined;
     }
-    // Per endpoint: consumer series where present, else provider series.
-    const local = new Map<string, { consumer: Totals | undefined; provider: Totals | undefined; extra: Totals }>();
+    const local = new Map<string, ServiceSample>();
     const slot = (service: string) => {
       let s = local.get(service);
-      if (s === undefined) local.set(service, (s = { consumer: undefined, provider: undefined, extra: emptyTotals() }));
+      if (s === undefined) {
+        if (local.size >= MAX_SERVICES) return undefined;
+        local.set(service, (s = { consumer: undefined, provider: undefined, extra: emptyTotals() }));
+      }
       return s;
     };
     for (const family of families) {
@@ -233,25 +291,23 @@ export class MetricsScraper {
         const labels = sample.labels ?? {};
         const value = Number(sample.value ?? NaN);
         if (family.name === 'weft_consumer_circuitbreaker_state') {
-          const service = resourceInterface(labels['resource'] ?? '');
           const state = labels['state'] as BreakerState | undefined;
-          if (service === '' || value !== 1 || state === undefined || !(state in BREAKER_RANK)) continue;
-          const extra = slot(service).extra;
-          if (extra.breaker === null || BREAKER_RANK[state] > BREAKER_RANK[extra.breaker]) extra.breaker = state;
+          const extra = value === 1 && state !== undefined && state in BREAKER_RANK ? slot(resourceInterface(labels['resource'] ?? ''))?.extra : undefined;
+          if (extra !== undefined && state !== undefined && (extra.breaker === null || BREAKER_RANK[state] > BREAKER_RANK[extra.breaker])) extra.breaker = state;
           continue;
         }
         const service = labels['interface'];
         if (service === undefined || service === '' || !Number.isFinite(value)) continue;
+        const s = slot(service);
+        if (s === undefined) continue;
         if (family.name === 'weft_consumer_mock_total') {
-          const extra = slot(service).extra;
-          if (labels['mode'] === 'force') extra.mockForce += value;
-          else if (labels['mode'] === 'fail') extra.mockFail += value;
+          if (labels['mode'] === 'force') s.extra.mockForce += value;
+          else if (labels['mode'] === 'fail') s.extra.mockFail += value;
           continue;
         }
         if (match === null) continue;
         const side = match[1] as 'consumer' | 'provider';
         const name = match[2] as string;
-        const s = slot(service);
         const totals = (s[side] ??= emptyTotals());
         if (name === 'requests_total') totals.requests += value;
         else if (name === 'rt_milliseconds_p50') totals.p50 = Math.max(totals.p50 ?? 0, value);
@@ -259,18 +315,7 @@ export class MetricsScraper {
         else for (const kind of ERROR_KINDS) if (name === COUNTERS[kind]) totals.errors[kind] += value;
       }
     }
-    for (const [service, s] of local) {
-      const chosen = s.consumer ?? s.provider ?? emptyTotals();
-      const sum = into.get(service) ?? emptyTotals();
-      sum.requests += chosen.requests;
-      for (const kind of ERROR_KINDS) sum.errors[kind] += chosen.errors[kind];
-      sum.mockForce += s.extra.mockForce;
-      sum.mockFail += s.extra.mockFail;
-      if (chosen.p50 !== null) sum.p50 = Math.max(sum.p50 ?? 0, chosen.p50);
-      if (chosen.p99 !== null) sum.p99 = Math.max(sum.p99 ?? 0, chosen.p99);
-      if (s.extra.breaker !== null && (sum.breaker === null || BREAKER_RANK[s.extra.breaker] > BREAKER_RANK[sum.breaker])) sum.breaker = s.extra.breaker;
-      into.set(service, sum);
-    }
+    return local;
   }
 
   private warnOnce(key: string, message: string, error: unknown): void {

@@ -126,7 +126,7 @@ export class ServiceView {
     return [...names].sort();
   }
 
-  /** The mock set for every consumer by the service's rules: its service-level `mock`, else the first `<method>.mock`. */
+  /** The mock the service's rules set: the service-level `mock` value, else the first `<method>.mock` value (the detail names the method). */
   mockOf(state: ServiceState): string | null {
     let methodLevel: string | null = null;
     for (const rule of state.overrides) {
@@ -134,7 +134,7 @@ export class ServiceView {
       const settings = overrideSettings(rule);
       const mock = settings.get('mock');
       if (mock !== undefined && mock !== '') return mock;
-      for (const [key, value] of settings) if (methodLevel === null && key.endsWith('.mock') && value !== '') methodLevel = `${key.slice(0, -'.mock'.length)}: ${value}`;
+      for (const [key, value] of settings) if (methodLevel === null && key.endsWith('.mock') && value !== '') methodLevel = value;
     }
     return methodLevel;
   }

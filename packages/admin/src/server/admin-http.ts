@@ -99,6 +99,12 @@ export class AdminHttp {
       return;
     }
     const message = error instanceof Error ? error.message : String(error);
+    // the registry could not be reached or answered an error (RpcError network/registry from the session)
+    const code = (error as { code?: unknown } | undefined)?.code;
+    if (code === 'network' || code === 'registry' || code === 'timeout') {
+      sendJson(res, 503, { error: message });
+      return;
+    }
     try {
       this.options.logger.warn(`weft admin: request failed: ${message}`);
     } catch {
