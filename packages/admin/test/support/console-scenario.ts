@@ -288,4 +288,14 @@ export function consoleScenario(world: () => ConsoleWorld, options: ScenarioOpti
     expect(await rows.nth(1).innerText()).toContain('sayHello.circuitbreaker.force=open');
     if (options.screenshots) await w.screenshot('audit');
   });
+
+  it('logging out ends the session: the login page again, and the API refuses the old cookie', async () => {
+    const w = world();
+    await w.page.getByRole('button', { name: 'Log out' }).click();
+    await w.page.getByLabel('Token').waitFor();
+    expect(await w.page.evaluate(async () => (await fetch('/api/services')).status)).toBe(401);
+    await w.page.goto(`${w.admin.url}/#/audit`);
+    await w.page.getByLabel('Token').waitFor();
+    expect(await w.page.getByRole('heading', { name: 'Audit' }).count()).toBe(0);
+  });
 }
