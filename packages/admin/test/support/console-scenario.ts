@@ -298,4 +298,8 @@ export function consoleScenario(world: () => ConsoleWorld, options: ScenarioOpti
     await w.page.getByLabel('Token').waitFor();
     expect(await w.page.getByRole('heading', { name: 'Audit' }).count()).toBe(0);
   });
+
+  it('no page raised a script error or broke the Content-Security-Policy', () => {
+    expect(world().problems).toEqual([]);
+  });
 }

@@ -87,6 +87,8 @@ export class ConsoleWorld {
     readonly browser: Browser,
     readonly context: BrowserContext,
     readonly page: Page,
+    /** Script errors and console errors of the page (CSP violations among them). */
+    readonly problems: readonly string[],
     private readonly closeMetrics: () => Promise<void>,
     apps: WeftApplication[],
   ) {
@@ -132,7 +134,13 @@ export class ConsoleWorld {
       const context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
       const page = await context.newPage();
       page.setDefaultTimeout(8000);
-      return new ConsoleWorld(registry, testApp, providers, consumer, greeter, metrics.url, admin, adminLogger, browser, context, page, () => metrics.close(), apps);
+      // Script errors and CSP violations (answers of 4xx the tests provoke are logged too, and left out).
+      const problems: string[] = [];
+      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+      page.on('console', (message) => {
+        if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(`console error: ${message.text()}`);
+      });
+      return new ConsoleWorld(registry, testApp, providers, consumer, greeter, metrics.url, admin, adminLogger, browser, context, page, problems, () => metrics.close(), apps);
     } catch (error) {
       for (const app of apps.reverse()) await app.shutdown({ timeout: 1000 }).catch(() => undefined);
       testApp.cleanup();
