@@ -11,6 +11,8 @@ import { eventually, GREETER, textOf, type ConsoleWorld } from './console-world.
 export interface ScenarioOptions {
   /** Whether this run saves the docs screenshots (WEFT_SCREENSHOTS=1). */
   readonly screenshots: boolean;
+  /** Whether the registry has a config centre (ZooKeeper: tag rules can be written). */
+  readonly configCentre: boolean;
 }
 
 /** Who answers the consumer's next `count` calls of `sayHello`. */
@@ -230,6 +232,39 @@ export function consoleScenario(world: () => ConsoleWorld, options: ScenarioOpti
     await eventually(() => w.greeter.sayHello('ann').catch((error: { code?: string }) => error.code ?? String(error)), (answer) => /^hello ann from [ab]$/.test(answer), 10_000, 'real answers with the breaker on auto');
   });
 
+  it(options.configCentre ? 'a tag rule sends the tagged calls to the canary, and removing it ends the canary' : 'a tag rule is refused: the registry has no config centre', async () => {
+    const w = world();
+    const [drained, canary] = w.providers as [ConsoleWorld['providers'][number], ConsoleWorld['providers'][number]];
+    const form = w.page.getByRole('form', { name: 'Routing rule' });
+    await form.getByLabel('Kind', { exact: true }).selectOption('tag');
+    await form.getByLabel('Provider application').selectOption(`greeter-${canary.label}`);
+    await form.getByLabel('Rule', { exact: true }).fill(`tags:\n  - name: gray\n    addresses: ["${canary.address}"]`);
+    const tagged = async (): Promise<string[]> => {
+      const out: string[] = [];
+      for (let i = 0; i < 10; i++) out.push(await w.greeter.$call('sayHello', ['ann'], { attachments: { 'dubbo.tag': 'gray' } }));
+      return out;
+    };
+    if (!options.configCentre) {
+      expect(await textOf(form.getByRole('alert'), /config centre/)).toContain('tag rules need ZooKeeper');
+      return;
+    }
+    await textOf(form.getByRole('status'), /^The rule is valid\.$/);
+    await form.getByRole('button', { name: 'Add route' }).click();
+    const plan = await w.applyPlan();
+    expect(plan.cli).toMatch(/^weft route put --registry zookeeper:\/\/\S+ /);
+    expect(plan.cli).toContain(`--kind tag --key greeter-${canary.label}`);
+    expect(plan.zkCli).toContain(`/dubbo/config/dubbo/greeter-${canary.label}.tag-router`);
+    // Tagged calls reach the canary only; untagged ones never do (the drained provider is the only untagged one).
+    await eventually(tagged, (all) => all.every((a) => a === `hello ann from ${canary.label}`), 10_000, 'tagged calls on the canary');
+    await eventually(() => answers(w, 10), (all) => all.every((a) => a === `hello ann from ${drained.label}`), 10_000, 'untagged calls off the canary');
+    await textOf(w.page.getByRole('table', { name: 'Routes' }), /tag\s+tags:/);
+
+    await form.getByRole('button', { name: 'Remove route' }).click();
+    await w.applyPlan();
+    await eventually(() => answers(w, 10), (all) => all.every((a) => a === `hello ann from ${canary.label}`), 10_000, 'untagged calls back on the undrained provider');
+    await textOf(w.page.getByRole('table', { name: 'Routes' }), /No routing rule\./);
+  });
+
   it('refuses a CSRF attempt: a mutating call without the session\'s token, or from another origin', async () => {
     const w = world();
     // Same page, session cookie sent, no x-csrf-token header.
@@ -282,10 +317,11 @@ export function consoleScenario(world: () => ConsoleWorld, options: ScenarioOpti
     await textOf(table, /mock/);
     const rows = table.locator('tbody tr');
     const actions = await table.locator('tbody tr td:nth-child(3)').allInnerTexts();
-    expect(actions.map((a) => a.trim())).toEqual(['breaker.set', 'breaker.set', 'provider.enable', 'provider.disable', 'override.set', 'mock.remove', 'mock.set']);
-    expect(await rows.nth(6).innerText()).toContain('force:return');
-    expect(await rows.nth(4).innerText()).toContain('weight=0');
-    expect(await rows.nth(1).innerText()).toContain('sayHello.circuitbreaker.force=open');
+    const routes = options.configCentre ? ['route.remove', 'route.set'] : [];
+    expect(actions.map((a) => a.trim())).toEqual([...routes, 'breaker.set', 'breaker.set', 'provider.enable', 'provider.disable', 'override.set', 'mock.remove', 'mock.set']);
+    expect(await rows.nth(routes.length + 6).innerText()).toContain('force:return');
+    expect(await rows.nth(routes.length + 4).innerText()).toContain('weight=0');
+    expect(await rows.nth(routes.length + 1).innerText()).toContain('sayHello.circuitbreaker.force=open');
     if (options.screenshots) await w.screenshot('audit');
   });
 

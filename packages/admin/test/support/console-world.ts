@@ -24,9 +24,13 @@ export const Greeter = defineService(GREETER, {
 export const Inventory = defineService('org.acme.Inventory', { stock: { args: [String], returns: Number } });
 
 /** The consumer's typed proxy. */
-export type GreeterProxy = { sayHello(name: string): Promise<string>; count(): Promise<number> };
+export type GreeterProxy = {
+  sayHello(name: string): Promise<string>;
+  count(): Promise<number>;
+  $call(method: 'sayHello', args: [string], options: { attachments: Record<string, string> }): Promise<string>;
+};
 
-const PACKAGES = ['@weft/core', '@weft/cluster', '@weft/mock', '@weft/protocol-triple', '@weft/registry-embedded', '@weft/registry-zookeeper', '@weft/filter-metrics', '@weft/filter-circuitbreaker'];
+const PACKAGES = ['@weft/core', '@weft/cluster', '@weft/mock', '@weft/protocol-triple', '@weft/registry-embedded', '@weft/registry-zookeeper', '@weft/filter-metrics', '@weft/filter-circuitbreaker', '@weft/routers'];
 
 const chromiumPath = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 

@@ -1,5 +1,6 @@
 import { messageOf } from '../console-context.js';
-import { debounce, h } from '../dom.js';
+import { debounce, h, setOptions } from '../dom.js';
+import type { ServiceDetails } from '../types.js';
 import { errorBox, field, type FormHost } from './form-host.js';
 
 const EXAMPLES: Record<string, string> = {
@@ -19,6 +20,8 @@ const EXAMPLES: Record<string, string> = {
 export class RouteForm {
   readonly element: HTMLElement;
   private readonly kind = h('select', { name: 'kind' }, h('option', { value: 'condition' }, 'condition'), h('option', { value: 'tag' }, 'tag'));
+  private readonly application = h('select', { name: 'application' });
+  private readonly applicationField: HTMLElement;
   private readonly text = h('textarea', { name: 'rule', rows: 4, spellcheck: 'false', placeholder: EXAMPLES['condition'] });
   private readonly verdict = h('p', { class: 'verdict', role: 'status' });
   private readonly errors = errorBox();
@@ -31,8 +34,12 @@ export class RouteForm {
     this.text.setAttribute('aria-describedby', this.errors.id);
     const validateSoon = debounce(() => void this.validate(), 300);
     this.text.addEventListener('input', validateSoon);
+    this.applicationField = field(ids, 'Provider application', this.application, 'a tag rule belongs to the application whose providers it tags');
+    this.applicationField.hidden = true;
+    this.application.addEventListener('change', validateSoon);
     this.kind.addEventListener('change', () => {
       this.text.placeholder = EXAMPLES[this.kind.value] ?? '';
+      this.applicationField.hidden = this.kind.value !== 'tag';
       validateSoon();
     });
     this.element = h(
@@ -40,6 +47,7 @@ export class RouteForm {
       { class: 'action', 'aria-labelledby': titleId, onsubmit: (event) => (event.preventDefault(), void this.add()) },
       h('h3', { id: titleId }, 'Routing rule'),
       field(ids, 'Kind', this.kind, 'condition: "<when> => <then>"; tag: YAML naming tags and addresses (a config centre, ZooKeeper)'),
+      this.applicationField,
       field(ids, 'Rule', this.text),
       this.verdict,
       this.errors,
@@ -47,8 +55,18 @@ export class RouteForm {
     );
   }
 
+  /** Takes the applications of the service's providers (a tag rule names one). */
+  update(details: ServiceDetails): void {
+    const applications = [...new Set(details.providers.map((p) => p.application).filter((a): a is string => a !== null && a !== ''))].sort();
+    setOptions(this.application, applications.map((a) => ({ value: a, label: a })));
+  }
+
+  private target(): Record<string, unknown> {
+    return this.kind.value === 'tag' && this.application.value !== '' ? { kind: 'tag', application: this.application.value } : { kind: this.kind.value };
+  }
+
   private body(): Record<string, unknown> {
-    return { kind: this.kind.value, text: this.text.value };
+    return { ...this.target(), text: this.text.value };
   }
 
   /** A plan request is the validation: a bad rule answers 400 with the router's message. */
@@ -83,6 +101,6 @@ export class RouteForm {
   private async remove(): Promise<void> {
     ++this.generation;
     this.verdict.textContent = '';
-    await this.host.context.act(this.errors, (confirm) => this.host.context.api.action(this.host.service, 'DELETE', 'routes', { kind: this.kind.value, confirm }), () => this.host.refresh());
+    await this.host.context.act(this.errors, (confirm) => this.host.context.api.action(this.host.service, 'DELETE', 'routes', { ...this.target(), confirm }), () => this.host.refresh());
   }
 }

@@ -142,7 +142,7 @@ export function servicePage(context: ConsoleContext, service: string): Page {
       table('Overrides', ['Address', 'Enabled', 'Settings'], details.overrides.map((o) => h('tr', {}, h('th', { scope: 'row' }, h('code', {}, o.address)), h('td', {}, o.enabled ? 'yes' : 'no'), h('td', {}, parameters(o.parameters)))), 'No override rule.'),
     );
     replace(routes, table('Routes', ['Kind', 'Rule'], details.routes.map((r) => h('tr', {}, h('th', { scope: 'row' }, r.kind), h('td', {}, h('pre', {}, r.text)))), 'No routing rule.'));
-    for (const form of [mockForm, overrideForm, breakerForm]) form.update(details);
+    for (const form of [mockForm, overrideForm, routeForm, breakerForm]) form.update(details);
   };
 
   const loadDetails = async (): Promise<void> => {
