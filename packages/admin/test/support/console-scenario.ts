@@ -70,6 +70,14 @@ export function consoleScenario(world: () => ConsoleWorld, options: ScenarioOpti
     await search.fill('');
     await page.getByRole('link', { name: GREETER }).click();
     await page.getByRole('heading', { name: GREETER, level: 1 }).waitFor();
+
+    // A mistyped service in the address bar: the page says so, with the closest name.
+    await page.goto(`${world().admin.url}/#/services/org.acme.Greter`);
+    expect(await textOf(page.getByRole('alert').filter({ hasText: /./ }).first(), /Greter/)).toContain(GREETER);
+    expect(await page.getByRole('form', { name: 'Mock' }).count()).toBe(0); // nothing to act on
+    await page.getByRole('link', { name: 'Services', exact: true }).first().click();
+    await page.getByRole('link', { name: GREETER }).click();
+    await page.getByRole('heading', { name: GREETER, level: 1 }).waitFor();
   });
 
   it('refuses a bad mock expression in the form, with the parser\'s message, and writes nothing', async () => {

@@ -2,6 +2,7 @@ import { BreakerTimeline } from '../charts/breaker-timeline.js';
 import { LineChart } from '../charts/line-chart.js';
 import type { ConsoleContext, Page } from '../console-context.js';
 import { messageOf } from '../console-context.js';
+import { ApiError } from '../api.js';
 import { h, replace } from '../dom.js';
 import { BreakerForm } from '../forms/breaker-form.js';
 import { errorBox, type FormHost } from '../forms/form-host.js';
@@ -152,7 +153,13 @@ export function servicePage(context: ConsoleContext, service: string): Page {
       errors.textContent = '';
       render(details);
     } catch (error) {
-      if (!stopped) errors.textContent = messageOf(error);
+      if (stopped) return;
+      errors.textContent = messageOf(error);
+      if (error instanceof ApiError && error.status === 404) {
+        // No such service: nothing to show or act on; stop refreshing.
+        stopped = true;
+        columns.hidden = true;
+      }
     }
   };
   const detailsLoop = async (): Promise<void> => {
@@ -171,26 +178,19 @@ export function servicePage(context: ConsoleContext, service: string): Page {
     }
     if (!stopped) timers.metrics = setTimeout(() => void metricsLoop(), interval);
   };
-  void detailsLoop();
-  void metricsLoop();
-
   const section = (title: string, ...children: HTMLElement[]): HTMLElement => {
     const id = context.ids.id('section');
     return h('section', { 'aria-labelledby': id }, h('h2', { id }, title), children);
   };
-  const element = h(
-    'main',
-    { class: 'service' },
-    h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Services'), ' / '),
-    h('h1', {}, service),
-    errors,
-    h(
-      'div',
-      { class: 'columns' },
-      h('div', { class: 'column' }, section('Live', charts.element), section('Providers', providerErrors, providers), section('Consumers', consumers), section('Overrides', overrides), section('Routes', routes)),
-      h('div', { class: 'column' }, section('Actions', mockForm.element, overrideForm.element, routeForm.element, breakerForm.element)),
-    ),
+  const columns = h(
+    'div',
+    { class: 'columns' },
+    h('div', { class: 'column' }, section('Live', charts.element), section('Providers', providerErrors, providers), section('Consumers', consumers), section('Overrides', overrides), section('Routes', routes)),
+    h('div', { class: 'column' }, section('Actions', mockForm.element, overrideForm.element, routeForm.element, breakerForm.element)),
   );
+  const element = h('main', { class: 'service' }, h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Services'), ' / '), h('h1', {}, service), errors, columns);
+  void detailsLoop();
+  void metricsLoop();
   return {
     element,
     title: service,
