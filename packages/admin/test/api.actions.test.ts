@@ -124,6 +124,10 @@ describe('mock', () => {
   it('a whole-service mock degrades every method; a second set merges into the same rule', async () => {
     await client.act('POST', `/api/services/${SERVICE}/mock`, { mock: 'force:return null', confirm: true });
     await eventually(() => outcome(() => consumer.greeter.sayHello('ann')), (o) => o === 'ok: null');
+    const audited = (await client.get('/api/audit')).length;
+    const again = await client.act('POST', `/api/services/${SERVICE}/mock`, { mock: 'force:return null', confirm: true });
+    expect(again).toMatchObject({ applied: true, plan: { summary: expect.stringContaining('(already so: nothing to change)'), rules: [], zkCli: [] } });
+    expect((await client.get('/api/audit')).length).toBe(audited);
     const merged = await client.act('POST', `/api/services/${SERVICE}/mock`, { method: 'count', mock: 'force:return 7', confirm: true });
     expect(merged.plan.rules.map((r: { op: string }) => r.op)).toEqual(['write', 'delete']);
     await eventually(() => outcome(() => consumer.greeter.count()), (o) => o === 'ok: 7');
