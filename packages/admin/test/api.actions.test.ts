@@ -223,6 +223,12 @@ describe('providers', () => {
     expect(weight.body.error).toBe('"weight" must be a whole number ≥ 0 (got -1)');
     const none = await client.call('POST', `/api/services/${SERVICE}/override`, {});
     expect(none.status).toBe(400);
+    const enabled = await client.call('POST', `/api/services/${SERVICE}/providers/enable`, { address: providers[0]!.address });
+    expect(enabled.status).toBe(404);
+    expect(enabled.body.error).toBe(`the provider ${providers[0]!.address} of ${SERVICE} is not disabled by an override rule; nothing to remove`);
+    const routes = await client.call('DELETE', `/api/services/${SERVICE}/routes`, { kind: 'condition' });
+    expect(routes.status).toBe(404);
+    expect(routes.body.error).toBe(`no condition route of ${SERVICE} exists (routes: none)`);
   });
 
   it('a timeout override reaches the consumer', async () => {

@@ -119,6 +119,10 @@ describe('GET /api/services/<interface>', () => {
     const bad = await client.call('GET', `/api/services/${encodeURIComponent('not a name')}`);
     expect(bad.status).toBe(400);
     expect((await client.call('POST', '/api/services')).status).toBe(405);
+    const metrics = await client.call('GET', '/api/services/org.acme.Greter/metrics');
+    expect(metrics.status).toBe(404);
+    expect(metrics.body.error).toContain('did you mean org.acme.Greeter?');
+    expect((await client.call('DELETE', `/api/services/${SERVICE}/metrics`, {})).status).toBe(405);
   });
 });
 
