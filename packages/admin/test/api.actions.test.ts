@@ -124,6 +124,10 @@ describe('mock', () => {
   it('a whole-service mock degrades every method; a second set merges into the same rule', async () => {
     await client.act('POST', `/api/services/${SERVICE}/mock`, { mock: 'force:return null', confirm: true });
     await eventually(() => outcome(() => consumer.greeter.sayHello('ann')), (o) => o === 'ok: null');
+    const audited = (await client.get('/api/audit')).length;
+    const again = await client.act('POST', `/api/services/${SERVICE}/mock`, { mock: 'force:return null', confirm: true });
+    expect(again).toMatchObject({ applied: true, plan: { summary: expect.stringContaining('(already so: nothing to change)'), rules: [], zkCli: [] } });
+    expect((await client.get('/api/audit')).length).toBe(audited);
     const merged = await client.act('POST', `/api/services/${SERVICE}/mock`, { method: 'count', mock: 'force:return 7', confirm: true });
     expect(merged.plan.rules.map((r: { op: string }) => r.op)).toEqual(['write', 'delete']);
     await eventually(() => outcome(() => consumer.greeter.count()), (o) => o === 'ok: 7');
@@ -219,6 +223,12 @@ describe('providers', () => {
     expect(weight.body.error).toBe('"weight" must be a whole number ≥ 0 (got -1)');
     const none = await client.call('POST', `/api/services/${SERVICE}/override`, {});
     expect(none.status).toBe(400);
+    const enabled = await client.call('POST', `/api/services/${SERVICE}/providers/enable`, { address: providers[0]!.address });
+    expect(enabled.status).toBe(404);
+    expect(enabled.body.error).toBe(`the provider ${providers[0]!.address} of ${SERVICE} is not disabled by an override rule; nothing to remove`);
+    const routes = await client.call('DELETE', `/api/services/${SERVICE}/routes`, { kind: 'condition' });
+    expect(routes.status).toBe(404);
+    expect(routes.body.error).toBe(`no condition route of ${SERVICE} exists (routes: none)`);
   });
 
   it('a timeout override reaches the consumer', async () => {

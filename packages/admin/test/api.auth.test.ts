@@ -1,7 +1,7 @@
 // The console's front door: token login with a rate limit, sessions in HttpOnly SameSite=Strict cookies, CSRF
 // tokens and Origin checks on every mutating request, JSON bodies only (bounded), security headers on every answer,
 // and no network bind without allowRemote.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -178,6 +178,32 @@ describe('headers and static files', () => {
     const page = await client.raw('GET', '/');
     expect(page.status).toBe(200);
     expect(page.body).toContain('The web UI is not built');
+  });
+
+  it('serves the built UI: files by path, index.html for UI routes, 404 for missing assets and dot files', async () => {
+    const ui = join(dir, 'ui');
+    mkdirSync(join(ui, 'assets'), { recursive: true });
+    writeFileSync(join(ui, 'index.html'), '<!doctype html><title>console</title>');
+    writeFileSync(join(ui, 'assets', 'app.js'), 'export {};');
+    writeFileSync(join(ui, '.secret'), 'no');
+    const own = await startAdmin({ registry: `embedded://${dir}`, port: 0, token: TOKEN, logger: new RecordingLogger(), uiDir: ui });
+    try {
+      const client = new AdminClient(own.url);
+      const index = await client.raw('GET', '/');
+      expect(index.status).toBe(200);
+      expect(index.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(index.body).toBe('<!doctype html><title>console</title>');
+      const script = await client.raw('GET', '/assets/app.js');
+      expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+      expect(script.body).toBe('export {};');
+      expect((await client.raw('GET', '/services/org.acme.Greeter')).body).toBe('<!doctype html><title>console</title>');
+      expect((await client.raw('GET', '/assets/missing.js')).status).toBe(404);
+      expect((await client.raw('GET', '/.secret')).body).toBe('<!doctype html><title>console</title>');
+      expect((await client.raw('GET', '/%2e%2e/%2e%2e/etc/passwd')).body).toBe('<!doctype html><title>console</title>');
+      expect((await client.raw('POST', '/')).status).toBe(405);
+    } finally {
+      await own.close();
+    }
   });
 
   it('a foreign Host header is refused (DNS rebinding), unknown API paths are 404 naming the endpoints', async () => {

@@ -3,6 +3,8 @@
 // `@weft/filter-metrics` endpoints — given, and discovered from a registration's `metrics.port` — showing request
 // rates and the mock answers a forced mock produces.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -117,6 +119,10 @@ describe('GET /api/services/<interface>', () => {
     const bad = await client.call('GET', `/api/services/${encodeURIComponent('not a name')}`);
     expect(bad.status).toBe(400);
     expect((await client.call('POST', '/api/services')).status).toBe(405);
+    const metrics = await client.call('GET', '/api/services/org.acme.Greter/metrics');
+    expect(metrics.status).toBe(404);
+    expect(metrics.body.error).toContain('did you mean org.acme.Greeter?');
+    expect((await client.call('DELETE', `/api/services/${SERVICE}/metrics`, {})).status).toBe(405);
   });
 });
 
@@ -181,6 +187,37 @@ describe('GET /api/services/<interface>/metrics', () => {
     } finally {
       stop.done = true;
       await traffic;
+    }
+  });
+
+  it('an endpoint that fails or answers garbage is logged once and does not stop the others', async () => {
+    const bad = createServer((req, res) => {
+      if (req.url === '/500') res.writeHead(500).end('boom');
+      else res.writeHead(200, { 'content-type': 'text/plain' }).end('{not prometheus\n\u0000\u0001 at all');
+    });
+    await new Promise<void>((resolve) => bad.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(bad.address() as AddressInfo).port}`;
+    const logger = new RecordingLogger();
+    const own = await startAdmin({ registry, port: 0, token: TOKEN, logger, metrics: [`${base}/500`, `${base}/garbage`, consumerMetrics], scrapeInterval: 100 });
+    const stop = { done: false };
+    const traffic = (async () => {
+      while (!stop.done) {
+        await consumer.greeter.count().catch(() => undefined);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+    try {
+      const ownClient = new AdminClient(own.url);
+      await ownClient.login(TOKEN);
+      const metrics = await eventually(() => ownClient.get(`/api/services/${SERVICE}/metrics`), (m: { points: { rps: number }[] }) => m.points.filter((p) => p.rps > 0).length >= 3);
+      expect(metrics.points.length).toBeGreaterThanOrEqual(3);
+      const failures = logger.of('warn').filter((m) => m.includes(`${base}/500`));
+      expect(failures).toEqual([`weft admin: cannot scrape ${base}/500`]);
+    } finally {
+      stop.done = true;
+      await traffic;
+      await own.close();
+      await new Promise<void>((resolve) => bad.close(() => resolve()));
     }
   });
 

@@ -358,6 +358,7 @@ export class ActionApi {
   }
 
   private async record(request: ApiRequest, action: string, service: string, plan: Plan): Promise<void> {
+    if (plan.rules.length === 0) return; // nothing changed: nothing to audit
     await this.context.audit.record({
       at: new Date().toISOString(),
       who: request.who,

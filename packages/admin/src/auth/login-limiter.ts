@@ -33,7 +33,7 @@ export class LoginLimiter {
     this.maxFailures = options.maxFailures ?? 5;
     this.windowMs = options.windowMs ?? 60_000;
     this.maxAddresses = options.maxAddresses ?? 10_000;
-    this.now = options.now ?? Date.now;
+    this.now = options.now ?? (() => Date.now());
   }
 
   /** Seconds until `address` may try again; 0 when it may now. */

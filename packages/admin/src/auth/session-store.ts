@@ -43,7 +43,7 @@ export class SessionStore {
   constructor(options: SessionStoreOptions = {}) {
     this.idleMs = options.idleMs ?? 8 * 60 * 60 * 1000;
     this.maxSessions = options.maxSessions ?? 1000;
-    this.now = options.now ?? Date.now;
+    this.now = options.now ?? (() => Date.now());
   }
 
   /** Starts a session for a client at `address`. */

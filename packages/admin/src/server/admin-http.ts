@@ -3,8 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import type { Logger } from '@weft/core';
 
-import type { ApiRequest } from '../api/api-request.js';
-import { ApiRequest as Request } from '../api/api-request.js';
+import { ApiRequest } from '../api/api-request.js';
 import { LoginLimiter } from '../auth/login-limiter.js';
 import { SessionStore } from '../auth/session-store.js';
 import { HttpError } from '../http/http-error.js';
@@ -157,7 +156,7 @@ export class AdminHttp {
       sendJson(res, 204, undefined, { 'set-cookie': `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0` });
       return;
     }
-    const answer = await this.options.api(new Request(req, method, segments, url.searchParams, session));
+    const answer = await this.options.api(new ApiRequest(req, method, segments, url.searchParams, session));
     sendJson(res, answer === undefined ? 204 : 200, answer);
   }
 

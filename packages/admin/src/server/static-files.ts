@@ -54,8 +54,9 @@ export class StaticFiles {
     if (relative !== '' && !relative.split(/[/\\]/).some((part) => part.startsWith('.'))) {
       const candidate = resolve(this.root, relative);
       if (candidate.startsWith(this.root + sep) && existsSync(candidate) && statSync(candidate).isFile()) file = candidate;
-      else if (extname(relative) !== '' && extname(relative) !== '.html') {
-        // a missing asset is a 404, not the app page (a wrong script must not be "answered" with HTML)
+      else if (extname(relative) !== '.html' && TYPES[extname(relative).toLowerCase()] !== undefined) {
+        // a missing asset is a 404, not the app page (a wrong script must not be "answered" with HTML); a UI route
+        // such as /services/org.acme.Greeter is not an asset
         res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
         res.end(head ? undefined : `not found: ${relative.slice(0, 200)}\n`);
         return;
