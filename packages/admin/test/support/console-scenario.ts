@@ -137,6 +137,7 @@ export function consoleScenario(world: () => ConsoleWorld, options: ScenarioOpti
       const chart = w.page.getByRole('figure', { name: 'Mock answers per second' });
       await eventually(async () => Number(await chart.getByRole('status', { name: 'force' }).getAttribute('data-value')), (value) => value > 0, 15_000, 'force mock answers in the chart');
       expect(await w.page.getByRole('table', { name: 'Overrides' }).innerText()).toContain('sayHello.mock=force:return "degraded"');
+      expect(await w.page.getByLabel('Summary').innerText()).toBe('degraded 2 of 2 providers enabled · 1 consumer · 2 methods · sayHello.mock=force:return "degraded"');
       if (options.screenshots) await w.screenshot('service');
     } finally {
       calling = false;

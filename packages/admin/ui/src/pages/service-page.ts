@@ -100,6 +100,7 @@ export function servicePage(context: ConsoleContext, service: string): Page {
   const consumers = h('div');
   const overrides = h('div');
   const routes = h('div');
+  const summary = h('p', { class: 'service-summary', 'aria-label': 'Summary' });
   const charts = new ServiceCharts(context);
 
   const host: FormHost = { context, service, refresh: () => void loadDetails() };
@@ -133,6 +134,15 @@ export function servicePage(context: ConsoleContext, service: string): Page {
   };
 
   const render = (details: ServiceDetails): void => {
+    const enabled = details.providers.filter((p) => p.enabled).length;
+    const mocks = details.overrides.filter((o) => o.enabled).flatMap((o) => Object.entries(o.parameters).filter(([key]) => key === 'mock' || key.endsWith('.mock')));
+    const level = enabled === 0 ? 'down' : mocks.length > 0 || enabled < details.providers.length ? 'degraded' : 'healthy';
+    replace(
+      summary,
+      h('span', { class: `badge health-${level}` }, level),
+      ` ${enabled} of ${details.providers.length} provider${details.providers.length === 1 ? '' : 's'} enabled · ${details.consumers.length} consumer${details.consumers.length === 1 ? '' : 's'} · ${details.methods.length} method${details.methods.length === 1 ? '' : 's'}`,
+      mocks.map(([key, value]) => [' · ', h('code', {}, `${key}=${value}`)]),
+    );
     replace(providers, table('Providers', ['Address', 'Application', 'Protocol', 'Weight', 'State', 'Actions'], details.providers.map((p) => providerRow(p, details.overrides)), 'No provider is registered.'));
     replace(
       consumers,
@@ -188,7 +198,7 @@ export function servicePage(context: ConsoleContext, service: string): Page {
     h('div', { class: 'column' }, section('Live', charts.element), section('Providers', providerErrors, providers), section('Consumers', consumers), section('Overrides', overrides), section('Routes', routes)),
     h('div', { class: 'column' }, section('Actions', mockForm.element, overrideForm.element, routeForm.element, breakerForm.element)),
   );
-  const element = h('main', { class: 'service' }, h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Services'), ' / '), h('h1', {}, service), errors, columns);
+  const element = h('main', { class: 'service' }, h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Services'), ' / '), h('h1', {}, service), summary, errors, columns);
   void detailsLoop();
   void metricsLoop();
   return {
