@@ -46,10 +46,10 @@ if (spawnSync('openssl', ['version'], { stdio: 'ignore' }).status !== 0) {
   if (openssl.status !== 0) console.error('[weft] could not install openssl: the TLS tests will fail.');
 }
 
-// The docs-site test drives Debian's `chromium` headless (playwright-core never downloads a browser): install it if missing.
+// The docs-site and admin console browser tests drive Debian's `chromium` headless (playwright-core never downloads a browser): install it if missing.
 if (!existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium')) {
   const browser = spawnSync('bash', [join(root, 'scripts', 'install-chromium.sh')], { cwd: root, stdio: 'inherit', env });
-  if (browser.status !== 0) console.error('[weft] could not install Chromium: the docs-site test will fail.');
+  if (browser.status !== 0) console.error('[weft] could not install Chromium: the browser tests (docs site, admin console) will fail.');
 }
 
 const outDir = join(root, '.weft-tmp');

@@ -23,6 +23,8 @@ export interface CliIo {
   readonly stderr: CliOutput;
   /** The environment (`WEFT_REGISTRY` is the default `--registry` of `weft override`). */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** When a long-running command (`weft admin`) stops: default, the first SIGINT or SIGTERM. */
+  readonly stop?: Promise<unknown>;
 }
 
 /**

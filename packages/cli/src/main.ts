@@ -2,6 +2,7 @@ import { ExtensionError } from '@weft/core';
 
 import { booleanFlag, parseArgs, suggest } from './args.js';
 import { renderHelp, type Command, type CommandContext } from './command.js';
+import { adminCommand } from './commands/admin.js';
 import { doctorCommand } from './commands/doctor.js';
 import { explainCommand } from './commands/explain.js';
 import { extensionsCommand } from './commands/extensions.js';
@@ -12,7 +13,7 @@ import { routeCommand } from './commands/route.js';
 import { CliFailure, describeThrown, ExitCode, toJson, UsageError, type CliIo } from './io.js';
 import { cliVersion } from './project.js';
 
-const COMMANDS: readonly Command[] = [extensionsCommand, explainCommand, overrideCommand, routeCommand, doctorCommand, newCommand, qosCommand];
+const COMMANDS: readonly Command[] = [extensionsCommand, explainCommand, overrideCommand, routeCommand, adminCommand, doctorCommand, newCommand, qosCommand];
 
 function globalHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

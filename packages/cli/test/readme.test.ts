@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { cliDir, weft } from './support/cli.ts';
 
 const readme = readFileSync(join(cliDir, 'README.md'), 'utf8');
-const COMMANDS = ['extensions', 'explain', 'override', 'doctor', 'new'];
+const COMMANDS = ['extensions', 'explain', 'override', 'admin', 'doctor', 'new'];
 
 /** Splits a shell command line into words (single and double quotes, # comments). */
 function shellWords(line: string): string[] {

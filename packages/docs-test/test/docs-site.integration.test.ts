@@ -126,6 +126,7 @@ describe('the docs site', () => {
       'Governance.html',
       'Manifest_reference.html',
       'Observability.html',
+      'Operating_Weft.html',
       'Security.html',
       'URL_parameters.html',
       'Writing_an_extension.html',

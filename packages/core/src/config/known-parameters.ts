@@ -76,6 +76,7 @@ const ROWS: readonly (readonly [string, string | readonly string[], boolean?])[]
   ['circuitbreaker.resource', '@weft/filter-circuitbreaker'],
   ['circuitbreaker.per-address', '@weft/filter-circuitbreaker'],
   ['metrics.level', '@weft/filter-metrics'],
+  ['metrics.port', '@weft/filter-metrics'],
   ['enable-timeout-countdown', '@weft/filter-context'],
   ['context.async', '@weft/filter-context'],
   ['remote.application', [CORE, '@weft/filter-context']],

@@ -1,0 +1,3 @@
+import { weftProject } from '../../vitest.shared.ts';
+
+export default weftProject('admin');
