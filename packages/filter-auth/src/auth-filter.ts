@@ -1,5 +1,5 @@
 import { ApplicationModel, Filter, Logger, RpcError, RpcErrorCode, Serialization, type ExtensionLoader, type Invocation, type Invoker, type Result, type URL } from '@weft/core';
-import { Inject, InjectLoader } from '@weft/core/spi';
+import { describeCaller, Inject, InjectLoader } from '@weft/core/spi';
 
 import { AuthKeys } from './auth-keys.js';
 import { CallerCheck } from './caller-check.js';
@@ -73,15 +73,6 @@ export class AuthFilter extends Filter {
 function refusal(url: URL, invocation: Invocation, reason: string): RpcError {
   return new RpcError(
     RpcErrorCode.FORBIDDEN,
-    `auth: call to ${url.getServiceKey() ?? url.path}.${invocation.methodName}() from ${callerOf(invocation)} refused: ${reason}.`,
+    `auth: call to ${url.getServiceKey() ?? url.path}.${invocation.methodName}() from ${describeCaller(invocation)} refused: ${reason}.`,
   );
-}
-
-function callerOf(invocation: Invocation): string {
-  const application = invocation.getAttachment('remote.application');
-  const address = invocation.getAttachment('remote.address');
-  if (application !== undefined && address !== undefined) return `consumer ${String(application)} at ${String(address)}`;
-  if (application !== undefined) return `consumer ${String(application)}`;
-  if (address !== undefined) return `consumer at ${String(address)}`;
-  return 'an unidentified consumer';
 }

@@ -1,5 +1,5 @@
 import { Filter, RpcError, RpcErrorCode, type Invocation, type Invoker, type Result, type URL } from '@weft/core';
-import { isConfigNotEmpty } from '@weft/core/spi';
+import { describeCaller, isConfigNotEmpty } from '@weft/core/spi';
 
 import { SecretMatcher } from './constant-time-equal.js';
 
@@ -56,7 +56,7 @@ export class TokenFilter extends Filter {
       return Promise.reject(
         new RpcError(
           RpcErrorCode.FORBIDDEN,
-          `Invalid token: call to ${url.getServiceKey() ?? url.path}.${invocation.methodName}() from ${callerOf(invocation)} refused ` +
+          `Invalid token: call to ${url.getServiceKey() ?? url.path}.${invocation.methodName}() from ${describeCaller(invocation)} refused ` +
             `(${given === undefined ? 'it carried no token' : "its token does not match the provider's"}).` +
             (given === undefined ? ' Remote consumers send the token their reference is given (parameters: { token }); registries carry only that one is required.' : ''),
         ),
@@ -75,13 +75,4 @@ export class TokenFilter extends Filter {
     }
     return token;
   }
-}
-
-function callerOf(invocation: Invocation): string {
-  const application = invocation.getAttachment('remote.application');
-  const address = invocation.getAttachment('remote.address');
-  if (application !== undefined && address !== undefined) return `consumer ${String(application)} at ${String(address)}`;
-  if (application !== undefined) return `consumer ${String(application)}`;
-  if (address !== undefined) return `consumer at ${String(address)}`;
-  return 'an unidentified consumer';
 }

@@ -110,3 +110,22 @@ export function callerIdentityOf(invocation: Invocation): CallerIdentity | undef
 export function setCallerIdentity(invocation: Invocation, identity: CallerIdentity): void {
   invocation.setAttribute(CALLER_IDENTITY, identity);
 }
+
+/**
+ * How messages name the caller of a provider invocation: `consumer shop at 10.0.0.7:51234`, from the
+ * `remote.application` and `remote.address` attachments the protocols set.
+ *
+ * @remarks For refusals (`token`, `auth`): names what is known, never more.
+ * @example
+ * ```ts
+ * `call refused from ${describeCaller(invocation)}` // 'call refused from consumer shop at 10.0.0.7:51234'
+ * ```
+ */
+export function describeCaller(invocation: Invocation): string {
+  const application = invocation.getAttachment('remote.application');
+  const address = invocation.getAttachment('remote.address');
+  if (application !== undefined && address !== undefined) return `consumer ${String(application)} at ${String(address)}`;
+  if (application !== undefined) return `consumer ${String(application)}`;
+  if (address !== undefined) return `consumer at ${String(address)}`;
+  return 'an unidentified consumer';
+}

@@ -68,6 +68,7 @@ export { TLS_FILE_KEYS, TlsKeys, tlsRequested } from '../transport/tls-keys.js';
 export { TlsMaterial, peerCertificateOfSocket } from '../transport/tls-material.js';
 export {
   callerIdentityOf,
+  describeCaller,
   peerCertificateOf,
   setCallerIdentity,
   setPeerCertificate,
