@@ -135,12 +135,10 @@ interface MethodSpans {
  *                                                                               implementation runs in its context
  * ```
  * Uses only `@opentelemetry/api`: the tracer provider, propagators and context manager are the application's.
- * Without an SDK (the API's no-op tracer provider) and without a propagator or context manager, a call's spans would
- * be non-recording and carry nothing, so the filter passes it straight to the next invoker: two field reads per call
- * (whether the tracer's `ProxyTracerProvider` has been given an SDK, and whether a propagator and a context manager
- * are in the API's global registry), no span, no context. The check runs on every call, so an SDK registered after
- * the first calls (`trace.setGlobalTracerProvider`, or a propagator plus a context manager, which make the no-op
- * tracer pass an incoming trace through to downstream calls) is used from the next call on. Span name `<interface>/<method>`; attributes `rpc.system`
+ * Without an SDK and with no propagator or no context manager registered, the spans would be no-op ones carrying
+ * nothing, so none is made: the call goes straight on. That is checked on every call, so an SDK registered after
+ * the first calls is used from the next one on (README, "Without an SDK").
+ * Span name `<interface>/<method>`; attributes `rpc.system`
  * (`apache_dubbo`, or `grpc` for an IDL method on `tri`), `rpc.service`, `rpc.method`, on the client
  * `net.peer.name`/`net.peer.port` and `server.address`/`server.port`, on `tri` `rpc.grpc.status_code`. The
  * propagation fields (W3C `traceparent`, `tracestate`, `baggage` with the default propagators) travel as
