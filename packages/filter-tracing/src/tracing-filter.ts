@@ -24,7 +24,7 @@ import { TracingDefaults } from './tracing-keys.js';
 /**
  * The slot of OpenTelemetry's global registry: every copy of `@opentelemetry/api` 1.x keeps what
  * `setGlobalTracerProvider`, `setGlobalPropagator` and `setGlobalContextManager` registered under this symbol of
- * `globalThis` (and `disable()` deletes it again), which is how copies installed side by side share one SDK.
+ * `globalThis` (`disable()` deletes the entry again), which is how copies installed side by side share one SDK.
  */
 const OTEL_GLOBALS = Symbol.for('opentelemetry.js.api.1');
 
@@ -173,7 +173,9 @@ export class TracingFilter extends Filter {
 
   /** Starts the span, propagates or restores its context, and ends it with the call's outcome. */
   invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
-    // No SDK and nothing to carry: the spans would be no-op ones, so none is made (see the class comment).
+    // No SDK and nothing to carry: the spans would be no-op ones, so none is made (see the class comment). The
+    // traced path stays in this function: moved into a method of its own, it made the whole injvm call costlier
+    // (callgrind, bench/observability-instructions.mjs: +290 instructions per call) although this check got cheaper.
     if (this.proxy !== undefined && this.proxy.getDelegate() === NOOP_TRACER_PROVIDER && nothingToPropagate()) {
       return invoker.invoke(invocation);
     }
