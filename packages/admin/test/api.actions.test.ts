@@ -234,8 +234,8 @@ describe('mock values against the declared return types (weft.returns)', () => {
   it('classes, arrays and Java types registered by any provider are checked; type texts it cannot rebuild only by grammar', async () => {
     const session = await RegistrySession.open(URL.parse(registry), { root: app.root, timeout: 5000 });
     const users = URL.parse(
-      'tri://127.0.0.1:1/org.acme.Users?interface=org.acme.Users&side=provider&category=providers&application=users&methods=find,ids,odd&dynamic=false' +
-        '&weft.returns=find:org.acme.User,ids:Array(java.long),odd:java.Future',
+      'tri://127.0.0.1:1/org.acme.Users?interface=org.acme.Users&side=provider&category=providers&application=users&methods=find,ids,odd,touch&dynamic=false' +
+        '&weft.returns=find:org.acme.User,ids:Array(java.long),odd:java.Future,touch:void',
     );
     try {
       await session.registry.register(users);
@@ -244,7 +244,10 @@ describe('mock values against the declared return types (weft.returns)', () => {
         { name: 'find', returns: 'org.acme.User' },
         { name: 'ids', returns: 'Array(java.long)' },
         { name: 'odd', returns: 'java.Future' },
+        { name: 'touch', returns: 'void' },
       ]);
+      // a void method: whatever the mock returns, the consumer receives undefined (no value in the answer)
+      expect(await at({ method: 'touch', mock: 'force:return 42' })).toEqual({ ok: true, mode: 'force', returns: 'void' });
       expect(await at({ method: 'find', mock: 'force:return {name: "ann"}' })).toEqual({ ok: true, mode: 'force', returns: 'org.acme.User', value: { name: 'ann' } });
       expect(await at({ method: 'find', mock: 'force:return null' })).toEqual({ ok: true, mode: 'force', returns: 'org.acme.User', value: null });
       expect(await at({ method: 'find', mock: 'force:return "ann"' })).toEqual({

@@ -1,7 +1,16 @@
 import { typeFromText, type MethodDescriptor } from '@weft/core';
 import { MockLiteral } from '@weft/mock';
 
-/** What checking one `return <value>` mock against one method's registered return type found. */
+/**
+ * What checking one `return <value>` mock against one method's registered return type found.
+ *
+ * @remarks Made by {@link checkMockValue}: exactly one of `value` (it fits) and `error` (it does not) is set when
+ * `checked`, neither when not.
+ * @example
+ * ```ts
+ * const check: MockValueCheck = { method: 'count', returns: 'Number', checked: true, value: 42 };
+ * ```
+ */
 export interface MockValueCheck {
   /** The method. */
   readonly method: string;

@@ -18,6 +18,8 @@ export const RETURN_TYPES_KEY = 'weft.returns';
 
 /**
  * The longest `weft.returns` value written (characters); a longer one is left out entirely.
+ * @remarks Also the longest value {@link parseReturnTypes} and {@link typeFromText} read, so a registration
+ * written by hand cannot make a reader do unbounded work.
  * @defaultValue 4096
  * @example
  * ```ts
@@ -169,8 +171,12 @@ export function returnTypesText(service: ServiceDefinition): string | undefined 
 }
 
 /**
- * Reads a `weft.returns` value back into method → type text; malformed entries are skipped, and a value longer
- * than {@link MAX_RETURN_TYPES_TEXT} is not read at all (an empty map).
+ * Reads a `weft.returns` value back into method → type text.
+ *
+ * @remarks Entries are split at the commas outside parentheses; an entry without `<method>:`, with a method
+ * that is not an identifier or with an empty type is skipped, and the first entry of a method wins. A value
+ * longer than {@link MAX_RETURN_TYPES_TEXT} is not read at all (an empty map). The type texts are not checked
+ * here: {@link typeFromText} reads them.
  *
  * @example
  * ```ts
