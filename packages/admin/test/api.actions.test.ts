@@ -171,10 +171,12 @@ describe('mock', () => {
   });
 
   it('preview answers the value the consumer would receive, or the parser message', async () => {
+    // sayHello returns String: a String method receives the literal text itself (Dubbo's rule)
     expect(await client.act('POST', `/api/services/${SERVICE}/mock/preview`, { method: 'sayHello', mock: 'force:return {name: "ann", tags: [1, 2]}' })).toEqual({
       ok: true,
       mode: 'force',
-      value: { name: 'ann', tags: [1, 2] },
+      returns: 'String',
+      value: '{name: "ann", tags: [1, 2]}',
     });
     expect(await client.act('POST', `/api/services/${SERVICE}/mock/preview`, { method: 'sayHello', mock: 'fail:throw' })).toEqual({
       ok: true,
@@ -185,6 +187,90 @@ describe('mock', () => {
     expect(bad.ok).toBe(false);
     expect(bad.error).toContain('is not a valid mock expression');
     expect((await client.get(`/api/services/${SERVICE}`)).overrides).toEqual([]);
+  });
+});
+
+describe('mock values against the declared return types (weft.returns)', () => {
+  const preview = (body: Record<string, unknown>) => client.act('POST', `/api/services/${SERVICE}/mock/preview`, body);
+
+  it('preview realises the value to the method\'s return type, and refuses one that does not fit, naming method, type and value', async () => {
+    expect(await preview({ method: 'count', mock: 'force:return 42' })).toEqual({ ok: true, mode: 'force', returns: 'Number', value: 42 });
+    expect(await preview({ method: 'count', mock: 'fail:return "43"' })).toEqual({ ok: true, mode: 'fail', returns: 'Number', value: 43 });
+    expect(await preview({ method: 'count', mock: 'force:return "abc"' })).toEqual({
+      ok: false,
+      error: 'the mock value "abc" does not fit count(), which returns Number: expected Number, got "abc".',
+    });
+    expect(await preview({ method: 'count', mock: 'force:return [1]' })).toEqual({
+      ok: false,
+      error: 'the mock value [1] does not fit count(), which returns Number: expected Number, got [1].',
+    });
+    // a mock for every method is checked against each of them
+    expect(await preview({ mock: 'force:return abc' })).toEqual({
+      ok: false,
+      error: 'the mock value abc does not fit count(), which returns Number: expected Number, got "abc".',
+    });
+    expect(await preview({ mock: 'force:return 5' })).toEqual({ ok: true, mode: 'force', value: 5 });
+    // throw mocks are not values: nothing to check
+    expect(await preview({ method: 'count', mock: 'force:throw' })).toMatchObject({ ok: true, throws: expect.any(String) });
+  });
+
+  it('the mock action refuses a value that does not fit (400, nothing written) and applies one that does', async () => {
+    const refused = await client.call('POST', `/api/services/${SERVICE}/mock`, { method: 'count', mock: 'force:return "abc"', confirm: true });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toBe('rejected, nothing written: the mock value "abc" does not fit count(), which returns Number: expected Number, got "abc".');
+    const everyMethod = await client.call('POST', `/api/services/${SERVICE}/mock`, { mock: 'force:return {a: 1}', confirm: true });
+    expect(everyMethod.status).toBe(400);
+    expect(everyMethod.body.error).toContain('does not fit count(), which returns Number');
+    expect((await client.get(`/api/services/${SERVICE}`)).overrides).toEqual([]);
+
+    const applied = await client.act('POST', `/api/services/${SERVICE}/mock`, { method: 'count', mock: 'force:return "43"', confirm: true });
+    expect(applied.applied).toBe(true);
+    // the consumer receives what the preview showed: the number 43
+    await eventually(() => consumer.greeter.count(), (v) => v === 43);
+    await client.act('DELETE', `/api/services/${SERVICE}/mock`, { method: 'count', confirm: true });
+    await eventually(() => consumer.greeter.count(), (v) => v === 42);
+  });
+
+  it('classes, arrays and Java types registered by any provider are checked; type texts it cannot rebuild only by grammar', async () => {
+    const session = await RegistrySession.open(URL.parse(registry), { root: app.root, timeout: 5000 });
+    const users = URL.parse(
+      'tri://127.0.0.1:1/org.acme.Users?interface=org.acme.Users&side=provider&category=providers&application=users&methods=find,ids,odd,touch&dynamic=false' +
+        '&weft.returns=find:org.acme.User,ids:Array(java.long),odd:java.Future,touch:void',
+    );
+    try {
+      await session.registry.register(users);
+      const at = (body: Record<string, unknown>) => client.act('POST', '/api/services/org.acme.Users/mock/preview', body);
+      expect((await client.get('/api/services/org.acme.Users')).methods).toEqual([
+        { name: 'find', returns: 'org.acme.User' },
+        { name: 'ids', returns: 'Array(java.long)' },
+        { name: 'odd', returns: 'java.Future' },
+        { name: 'touch', returns: 'void' },
+      ]);
+      // a void method: whatever the mock returns, the consumer receives undefined (no value in the answer)
+      expect(await at({ method: 'touch', mock: 'force:return 42' })).toEqual({ ok: true, mode: 'force', returns: 'void' });
+      expect(await at({ method: 'find', mock: 'force:return {name: "ann"}' })).toEqual({ ok: true, mode: 'force', returns: 'org.acme.User', value: { name: 'ann' } });
+      expect(await at({ method: 'find', mock: 'force:return null' })).toEqual({ ok: true, mode: 'force', returns: 'org.acme.User', value: null });
+      expect(await at({ method: 'find', mock: 'force:return "ann"' })).toEqual({
+        ok: false,
+        error: 'the mock value "ann" does not fit find(), which returns org.acme.User (an object of class org.acme.User, or null): expected org.acme.User, got "ann".',
+      });
+      expect(await at({ method: 'ids', mock: 'force:return [1, "2"]' })).toEqual({ ok: true, mode: 'force', returns: 'Array(java.long)', value: [1, 2] });
+      expect(await at({ method: 'ids', mock: 'force:return [1, "x"]' })).toEqual({
+        ok: false,
+        error: expect.stringMatching(/^the mock value \[1, "x"\] does not fit ids\(\), which returns Array\(java\.long\): the value \[1\]: expected long, got "x"/),
+      });
+      // a type the console cannot rebuild is shown, and the value checked by the grammar only
+      expect(await at({ method: 'odd', mock: 'force:return "anything"' })).toEqual({
+        ok: true,
+        mode: 'force',
+        returns: 'java.Future',
+        value: 'anything',
+        note: 'not checked against java.Future: the console cannot rebuild that type',
+      });
+    } finally {
+      await session.registry.unregister(users);
+      await session.close();
+    }
   });
 });
 

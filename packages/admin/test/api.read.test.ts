@@ -89,8 +89,8 @@ describe('GET /api/services/<interface>', () => {
     const detail = await client.get(`/api/services/${encodeURIComponent(SERVICE)}`);
     expect(detail.service).toBe(SERVICE);
     expect(detail.methods).toEqual([
-      { name: 'count', returns: null },
-      { name: 'sayHello', returns: null },
+      { name: 'count', returns: 'Number' },
+      { name: 'sayHello', returns: 'String' },
     ]);
     expect(detail.providers).toEqual([
       expect.objectContaining({ address: provider.address, application: 'provider-a', protocol: 'tri', group: null, version: null, weight: 100, enabled: true }),

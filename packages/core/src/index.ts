@@ -63,6 +63,7 @@ export { IdlSerialization, type IdlStatus } from './serialization/idl-serializat
 export { ObjectInput, ObjectOutput, ObjectSerialization } from './serialization/object-serialization.js';
 export { JsonSerialization } from './serialization/json-serialization.js';
 export { realize, describeType } from './service/realize.js';
+export { MAX_RETURN_TYPES_TEXT, RETURN_TYPES_KEY, parseReturnTypes, returnTypesText, typeFromText, typeText } from './service/type-text.js';
 export { errorFromData, errorToData, type ErrorData } from './service/error-data.js';
 export { Realizer, MAX_REALIZE_DEPTH, type MethodRealizer, type RealizeFn } from './service/realizer.js';
 export { mapOf, setOf, MapType, SetType, type FieldTypes } from './service/type-descriptors.js';

@@ -70,6 +70,8 @@ describe('dubbo registrations', () => {
       'release',
       'side',
       'timestamp',
+      // Weft's own key (Dubbo tools ignore it): the declared return types, for the console's mock checks
+      'weft.returns',
     ]);
     expect(Object.fromEntries([...dubbo.parameters].filter(([k]) => k !== 'timestamp'))).toEqual({
       anyhost: 'false',
@@ -83,12 +85,14 @@ describe('dubbo registrations', () => {
       pid: String(process.pid),
       release: `weft-${coreVersion}`,
       side: 'provider',
+      'weft.returns': 'add:Number,crash:void,decline:void,join:String,nothing:void,notify:void,repeat:String,sayHello:String,sleep:Number',
     });
     expect(Number(dubbo.getParameter('timestamp'))).toBeGreaterThanOrEqual(before);
     // The tri registration carries the same keys (keys Dubbo tools read are protocol-independent).
     const tri = providers.find((u) => u.protocol === 'tri') as URL;
     expect(tri.getParameter('dubbo')).toBe('2.0.2');
     expect(tri.getParameter('release')).toBe(`weft-${coreVersion}`);
+    expect(tri.getParameter('weft.returns')).toBe(dubbo.getParameter('weft.returns'));
   });
 
   it('registers a consumer with category=consumers, dubbo, pid, release and timestamp, and calls over both protocols', async () => {

@@ -218,4 +218,17 @@ describe('registry directory over the embedded registry', () => {
     expect(readdirSync(consumers)).toEqual([]);
     expect(existsSync(join(dir, 'dubbo', 'org.acme.Greeter', 'providers'))).toBe(true);
   });
+
+  it('registers the declared return types as weft.returns, next to the keys Dubbo writes', async () => {
+    const consumer = await start('shop');
+    await consumer.refer(Greeter, { check: false });
+    const consumers = join(dir, 'dubbo', 'org.acme.Greeter', 'consumers');
+    const [file] = readdirSync(consumers);
+    const entry = JSON.parse(readFileSync(join(consumers, file as string), 'utf8')) as { url: string };
+    const registered = URL.parse(entry.url);
+    expect(registered.getParameter('weft.returns')).toBe('count:Number,sayHello:String');
+    expect(entry.url).toContain('weft.returns=count:Number,sayHello:String');
+    expect(registered.getParameter('methods')).toBe('count,sayHello');
+    expect(registered.getParameter('release')).toMatch(/^weft-/);
+  });
 });

@@ -23,6 +23,7 @@ import { HttpError } from '../http/http-error.js';
 import { closestName } from '../registry/service-names.js';
 import type { ServiceView } from '../registry/service-view.js';
 import type { ApiRequest } from './api-request.js';
+import { checkMockValue, type MockValueCheck } from './mock-check.js';
 import { nodeOf, weftCommand, zkCliOf, type Plan, type PlannedRule } from './plan.js';
 
 /** What the action endpoints work with. */
@@ -39,6 +40,16 @@ const METHOD_NAME = /^[A-Za-z_$][\w$]*$/;
 /** The longest mock expression or rule text accepted. */
 const MAX_TEXT = 16 * 1024;
 const EVERYONE: OverrideIdentity = { host: '0.0.0.0', port: 0, group: undefined, version: undefined, application: undefined };
+/** The refusals of a mock value named in one message at most. */
+const MAX_REFUSALS_SHOWN = 5;
+
+/** The refusals of `checks` as one message, or `undefined` when every checked value fits. */
+function refusalOf(checks: readonly MockValueCheck[]): string | undefined {
+  const errors = checks.map((c) => c.error).filter((e): e is string => e !== undefined);
+  if (errors.length === 0) return undefined;
+  const more = errors.length > MAX_REFUSALS_SHOWN ? ` (and ${errors.length - MAX_REFUSALS_SHOWN} more methods)` : '';
+  return `${errors.slice(0, MAX_REFUSALS_SHOWN).join('; ')}${more}`;
+}
 
 function optionalString(body: Record<string, unknown>, key: string): string | undefined {
   const value = body[key];
@@ -102,6 +113,8 @@ export class ActionApi {
     if (mockMode(mock) === 'none') throw new HttpError(400, `mock "${mock.slice(0, 200)}" turns mocking off: use DELETE /api/services/${service}/mock to remove a mock`);
     const key = method === undefined ? 'mock' : `${method}.mock`;
     const change = await this.mergeInto(service, EVERYONE, new Map([[key, mock]]));
+    const refused = refusalOf(await this.valueChecks(service, method, mock));
+    if (refused !== undefined) throw new HttpError(400, `rejected, nothing written: ${refused}`);
     const plan = this.overridePlan(service, change, `Mock ${method ?? 'every method'} of ${service} with "${mock}" for every consumer`, ['override', 'set', '--registry', this.context.registryText, '--service', service, `${key}=${mock}`]);
     return this.finish(request, body, plan, 'mock.set', service, change);
   }
@@ -117,7 +130,11 @@ export class ActionApi {
     return this.finish(request, body, plan, 'mock.remove', service, change);
   }
 
-  /** `POST /api/services/<iface>/mock/preview` `{ method?, mock }`: what the consumer would receive. */
+  /**
+   * `POST /api/services/<iface>/mock/preview` `{ method?, mock }`: what the consumer would receive — for a method
+   * whose registrations declare its return type (`weft.returns`), the value realised to it (`returns` names the
+   * type), or `ok: false` with the reason it does not fit; a mock for every method is checked against each.
+   */
   async previewMock(request: ApiRequest, name: string): Promise<unknown> {
     const body = await request.body();
     const service = await this.context.view.known(name);
@@ -138,11 +155,36 @@ export class ActionApi {
       return { ok: true, mode, throws: action.errorName === undefined ? 'RpcError: mocked exception for service degradation.' : `${action.errorName} (a registered or declared error class)` };
     }
     if (action.kind === 'implementation') return { ok: true, mode, implementation: action.name };
+    const checks = await this.valueChecks(service, method, mock);
+    const refused = refusalOf(checks);
+    if (refused !== undefined) return { ok: false, error: refused };
+    const typed = method === undefined ? undefined : checks[0];
+    if (typed?.checked === true) return { ok: true, mode, returns: typed.returns, value: typed.value === undefined ? undefined : toJsonValue(typed.value) };
     try {
-      return { ok: true, mode, value: toJsonValue(MockLiteral.parse(action.text).valueFor(undefined)) };
+      const value = toJsonValue(MockLiteral.parse(action.text).valueFor(undefined));
+      if (typed !== undefined) return { ok: true, mode, returns: typed.returns, value, note: `not checked against ${typed.returns}: the console cannot rebuild that type` };
+      return { ok: true, mode, value };
     } catch (error) {
       return { ok: false, error: (error as Error).message };
     }
+  }
+
+  /**
+   * The value of a `return …` mock checked against the registered return type of `method`, or of every method
+   * whose type is registered (a mock for the whole service); none for other mocks and for untyped methods.
+   */
+  private async valueChecks(service: string, method: string | undefined, mock: string): Promise<MockValueCheck[]> {
+    let action;
+    try {
+      action = parseMockAction(mock);
+    } catch {
+      return []; // the grammar check reports it
+    }
+    if (action.kind !== 'return') return [];
+    const text = action.text;
+    const types = this.context.view.returnTypes(await this.context.view.read(service));
+    const methods = method === undefined ? [...types.keys()].sort() : types.has(method) ? [method] : [];
+    return methods.map((m) => checkMockValue(text, m, types.get(m) as string));
   }
 
   /** `POST /api/services/<iface>/override` `{ address?, method?, timeout?, retries?, weight?, confirm? }`. */
@@ -414,7 +456,9 @@ export class ActionApi {
   }
 }
 
-/** A value as JSON would carry it (bigint as a string, Dates as ISO text, class instances as plain objects). */
+/** A value as JSON would carry it (bigint as a string, Dates as ISO text, class instances as plain objects, Maps as objects, Sets and byte arrays as arrays). */
 function toJsonValue(value: unknown): unknown {
-  return JSON.parse(JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) ?? 'null');
+  const replacer = (_k: string, v: unknown): unknown =>
+    typeof v === 'bigint' ? v.toString() : v instanceof Map ? Object.fromEntries([...v].map(([k, x]) => [String(k), x])) : v instanceof Set || v instanceof Uint8Array ? [...v] : v;
+  return JSON.parse(JSON.stringify(value, replacer) ?? 'null');
 }

@@ -6,7 +6,9 @@ import {
   ParameterRegistry,
   readConditionRoutes,
   readOverrideRules,
+  parseReturnTypes,
   readRegistrations,
+  RETURN_TYPES_KEY,
   routeRuleNode,
   type RegistrySession,
   type URL,
@@ -126,6 +128,18 @@ export class ServiceView {
     return [...names].sort();
   }
 
+  /**
+   * The declared return type of each method, as the registrations' `weft.returns` name it (see `typeText` of
+   * `@weft/core`): the providers' first, then the consumers' (the first registration naming a method wins).
+   */
+  returnTypes(state: ServiceState): Map<string, string> {
+    const types = new Map<string, string>();
+    for (const url of [...state.providers, ...state.consumers]) {
+      for (const [method, text] of parseReturnTypes(url.getParameter(RETURN_TYPES_KEY))) if (!types.has(method)) types.set(method, text);
+    }
+    return types;
+  }
+
   /** The mock the service's rules set: the service-level `mock` value, else the first `<method>.mock` value (the detail names the method). */
   mockOf(state: ServiceState): string | null {
     let methodLevel: string | null = null;
@@ -144,9 +158,10 @@ export class ServiceView {
     const keep = (u: URL) => (filter.group === undefined || (u.getGroup() ?? '') === filter.group) && (filter.version === undefined || (u.getVersion() ?? '') === filter.version);
     const providers = state.providers.filter(keep);
     const consumers = state.consumers.filter(keep);
+    const returnTypes = this.returnTypes(state);
     return {
       service: state.service,
-      methods: this.methods(state).map((name) => ({ name, returns: null as string | null })),
+      methods: this.methods(state).map((name) => ({ name, returns: returnTypes.get(name) ?? null })),
       providers: providers.map((p) => ({
         url: maskSecrets(p, this.secrets),
         address: p.getAddress(),

@@ -103,6 +103,17 @@ export function consoleScenario(world: () => ConsoleWorld, options: ScenarioOpti
     await textOf(refusal, /./);
     expect(await w.page.getByRole('dialog', { name: 'Confirm change' }).isVisible()).toBe(false);
     expect(await w.greeter.sayHello('bob')).toMatch(/^hello bob from [ab]$/);
+
+    // checked against the registered return type as you type: count() returns Number
+    expect(await form.getByLabel('Method').locator('option[value="count"]').innerText()).toBe('count(): Number');
+    await form.getByLabel('Method').selectOption('count');
+    await expression.fill('return "abc"');
+    expect(await textOf(refusal, /does not fit/)).toBe('the mock value "abc" does not fit count(), which returns Number: expected Number, got "abc".');
+    expect(await expression.getAttribute('aria-invalid')).toBe('true');
+    await expression.fill('return "42"');
+    await textOf(form.locator('output.preview'), /^42$/);
+    expect(await expression.getAttribute('aria-invalid')).toBeNull();
+    await form.getByLabel('Method').selectOption('sayHello');
   });
 
   it('a force mock pushed from the form answers the consumer\'s next calls, and the chart shows the mock answers', async () => {

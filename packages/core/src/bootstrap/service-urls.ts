@@ -5,6 +5,7 @@ import { isConfigNotEmpty } from '../extension/activate.js';
 import { splitCommaList } from '../extension/names.js';
 import { URL, type ParameterValue } from '../rpc/url.js';
 import type { ServiceDefinition } from '../service/service-definition.js';
+import { RETURN_TYPES_KEY, returnTypesText } from '../service/type-text.js';
 import { DEFAULT_BIND_IP, firstExternalIpv4 } from './service-address.js';
 import type { CommonOptions } from './weft-application.js';
 import { isSecretKey, maskUrlText } from '../common/mask-secrets.js';
@@ -17,10 +18,10 @@ const LOCAL_FILE_KEYS: readonly string[] = [...TLS_FILE_KEYS, 'auth.keys-file'];
 // URLs of a reference, the consumer's host, the provider URL as registered.
 
 /** Keys Weft sets itself: options and overrides may not. */
-const RESERVED_KEYS = new Set(['interface', 'side', 'application', 'methods']);
+const RESERVED_KEYS = new Set(['interface', 'side', 'application', 'methods', RETURN_TYPES_KEY]);
 
 /**
- * Refuses a key Weft sets itself (`interface`, `side`, `application`, `methods`).
+ * Refuses a key Weft sets itself (`interface`, `side`, `application`, `methods`, `weft.returns`).
  * @throws `ERR_SPI_INVALID_PARAMETER`.
  * @internal
  */
@@ -151,10 +152,11 @@ export const WEFT_RELEASE = 'weft-0.1.0';
  * The provider URL as registered: the keys Dubbo 2.7 and 3.x providers write (`anyhost`, `application`, `deprecated`,
  * `dubbo`, `dynamic`, `generic`, `interface`, `methods` sorted, `pid`, `release`, `side`, `timestamp`), without the
  * local-only ones (`bind.ip`, `bind.port`, thread-pool keys, `ssl.*` certificate paths); a token is written as
- * `token=true` ("required"), never its value, and other secret keys are left out.
+ * `token=true` ("required"), never its value, and other secret keys are left out. With `service`, the declared
+ * return types are added as `weft.returns` (see `returnTypesText`; left out when too long).
  * @internal
  */
-export function registeredProviderUrl(url: URL, pid: number = process.pid, declared?: ReadonlySet<string>): URL {
+export function registeredProviderUrl(url: URL, pid: number = process.pid, declared?: ReadonlySet<string>, service?: ServiceDefinition): URL {
   const methods = url.getParameter('methods');
   let cleaned = url
     .removeParameters('bind.ip', 'bind.port', 'threadname', 'threadpool', 'threads', 'queues', 'alive')
@@ -163,20 +165,26 @@ export function registeredProviderUrl(url: URL, pid: number = process.pid, decla
   // other secrets and the local certificate paths are not written at all (ssl-enabled is: consumers need it).
   cleaned = cleaned.removeParameters(...LOCAL_FILE_KEYS, ...[...url.parameters.keys()].filter((key) => key !== 'token' && isSecretKey(key, declared)));
   if (isConfigNotEmpty(url.getParameter('token'))) cleaned = cleaned.addParameter('token', 'true');
-  return methods ? cleaned.addParameter('methods', splitCommaList(methods).sort().join(',')) : cleaned;
+  return withReturnTypes(methods ? cleaned.addParameter('methods', splitCommaList(methods).sort().join(',')) : cleaned, service);
+}
+
+/** `url` with the `weft.returns` of `service` (none without a service, or when nothing can be described). */
+function withReturnTypes(url: URL, service: ServiceDefinition | undefined): URL {
+  const text = service === undefined ? undefined : returnTypesText(service);
+  return text === undefined ? url : url.addParameter(RETURN_TYPES_KEY, text);
 }
 
 /**
  * The consumer URL as registered under `consumers`: `category=consumers`, `check=false`, and the keys Dubbo consumers
  * write (`dubbo`, `pid`, `release`, `timestamp`), `methods` sorted; secrets (a reference's token, a signing secret)
- * and certificate paths are left out.
+ * and certificate paths are left out. With `service`, the declared return types are added as `weft.returns`.
  * @internal
  */
-export function registeredConsumerUrl(url: URL, pid: number = process.pid, now: number = Date.now(), declared?: ReadonlySet<string>): URL {
+export function registeredConsumerUrl(url: URL, pid: number = process.pid, now: number = Date.now(), declared?: ReadonlySet<string>, service?: ServiceDefinition): URL {
   const methods = url.getParameter('methods');
   const registered = url
     .removeParameters(...LOCAL_FILE_KEYS, ...[...url.parameters.keys()].filter((key) => isSecretKey(key, declared)))
     .addParameters({ category: 'consumers', check: 'false' })
     .addParametersIfAbsent({ dubbo: DUBBO_PROTOCOL_VERSION, pid, release: WEFT_RELEASE, timestamp: now });
-  return methods ? registered.addParameter('methods', splitCommaList(methods).sort().join(',')) : registered;
+  return withReturnTypes(methods ? registered.addParameter('methods', splitCommaList(methods).sort().join(',')) : registered, service);
 }

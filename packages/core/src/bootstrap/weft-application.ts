@@ -347,7 +347,7 @@ export class WeftApplication {
     this.exporters.push(exporter);
     this.exportedUrls.set(exporter, url);
     const registry = this.registry;
-    const registered = registry !== undefined && protocolName !== 'injvm' && options.register !== false ? registeredProviderUrl(url, process.pid, this.parameterKeys.secretKeys) : undefined;
+    const registered = registry !== undefined && protocolName !== 'injvm' && options.register !== false ? registeredProviderUrl(url, process.pid, this.parameterKeys.secretKeys, service) : undefined;
     if (registered !== undefined) {
       try {
         await registry?.register(registered);
@@ -452,7 +452,7 @@ export class WeftApplication {
       events: this.model.getService(ApplicationEvents),
       routers: this.model.getExtensionLoader(RouterFactory),
     });
-    const registeredConsumer = registeredConsumerUrl(consumerUrl, process.pid, Date.now(), this.parameterKeys.secretKeys);
+    const registeredConsumer = registeredConsumerUrl(consumerUrl, process.pid, Date.now(), this.parameterKeys.secretKeys, service);
     try {
       await directory.subscribe();
       if (options.check !== false && directory.getAllInvokers().length === 0) {

@@ -35,6 +35,7 @@ const ROWS: readonly (readonly [string, string | readonly string[], boolean?])[]
   ['generic', CORE],
   ['pid', CORE],
   ['release', CORE],
+  ['weft.returns', CORE],
   ['bind.ip', [CORE, TRIPLE, DUBBO]],
   ['bind.port', [CORE, TRIPLE, DUBBO]],
   // Calls (consumer)

@@ -21,7 +21,7 @@ export function field(ids: Ids, label: string, control: HTMLElement, hint?: stri
 
 /** The method choices of a form: every method, then each by name. */
 export function methodOptions(details: ServiceDetails): { value: string; label: string }[] {
-  return [{ value: '', label: 'All methods' }, ...details.methods.map((m) => ({ value: m.name, label: m.name }))];
+  return [{ value: '', label: 'All methods' }, ...details.methods.map((m) => ({ value: m.name, label: m.returns === null ? m.name : `${m.name}(): ${m.returns}` }))];
 }
 
 /** The address choices of a form: every provider, then each by address. */
