@@ -1,4 +1,4 @@
-import { startAdmin } from '@weft/admin';
+import type * as AdminModule from '@weft/admin';
 
 import { booleanFlag, integerFlag, listFlag, stringFlag, type ParsedArgs } from '../args.js';
 import { HELP_OPTION, type Command, type CommandContext } from '../command.js';
@@ -29,6 +29,7 @@ async function run(args: ParsedArgs, ctx: CommandContext): Promise<number> {
   for (const endpoint of metrics) {
     if (!/^https?:\/\/[^/\s]+/.test(endpoint)) throw new UsageError(`--metrics ${endpoint}: expected an http:// URL such as http://127.0.0.1:20888/metrics`);
   }
+  const { startAdmin } = await loadAdmin();
   let admin;
   try {
     admin = await startAdmin({
@@ -47,6 +48,21 @@ async function run(args: ParsedArgs, ctx: CommandContext): Promise<number> {
   await (ctx.io.stop ?? signalled());
   await admin.close();
   return ExitCode.OK;
+}
+
+/**
+ * `@weft/admin`, loaded when `weft admin` runs: the console is an optional peer of the CLI (its UI and scraper are
+ * not needed for the other commands). The name is fixed here, never taken from configuration.
+ */
+async function loadAdmin(): Promise<typeof AdminModule> {
+  try {
+    return await import('@weft/admin');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && String((error as Error).message).includes('@weft/admin')) {
+      throw new CliFailure('weft admin needs the @weft/admin package (the console is not installed with the CLI): npm install --save-dev @weft/admin');
+    }
+    throw error;
+  }
 }
 
 /** `weft admin`. @internal */
