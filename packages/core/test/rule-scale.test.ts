@@ -196,6 +196,42 @@ function rule(query: string): URL {
 }
 
 describe('override rules at scale: the registry directory', () => {
+  it('coalesces a burst of full lists delivered one per event-loop turn, and still applies a lone write at once', async () => {
+    const { registry, directory } = await directoryOn('');
+    const deliveries: number[] = [];
+    // A second listener on the directory's subscription sees what the registry delivers.
+    await registry.subscribe(CONSUMER.addParameter('category', 'providers,configurators,routers'), (category, urls) => {
+      if (category === 'configurators') deliveries.push(urls.length);
+    });
+    deliveries.length = 0;
+    const n = 3000;
+    const all = Array.from({ length: n }, (_, i) => rule(`m${i}.timeout=${i + 1}`));
+    await new Promise<void>((resolve) => {
+      let pushed = 0;
+      const next = () => {
+        registry.push(all.slice(0, ++pushed));
+        if (pushed < n) setImmediate(next);
+        else resolve();
+      };
+      setImmediate(next);
+    });
+    await applied(directory);
+    await new Promise((r) => setTimeout(r, 60)); // the last quiet window
+    await directory.settled();
+    expect(directory.getUrl().getParameter(`m${n - 1}.timeout`)).toBe(String(n));
+    // Every list is complete, so the latest one wins: far fewer deliveries than notifications (each one is O(rules)).
+    expect(deliveries.length).toBeLessThan(n / 5);
+    expect(deliveries.at(-1)).toBe(n);
+    // After the burst, a single write is applied at once (no quiet window or cool-down left over).
+    await new Promise((r) => setTimeout(r, 100));
+    const started = performance.now();
+    registry.push([...all, rule('retries=7')]);
+    await applied(directory);
+    expect(directory.getUrl().getParameter('retries')).toBe('7');
+    expect(performance.now() - started).toBeLessThan(100);
+    await directory.destroy();
+  });
+
   it('refuses a notification with more rules than rule.max-count, naming the count and source; the previous rules stay', async () => {
     const { registry, directory, logger } = await directoryOn('&rule.max-count=5');
     registry.push([rule('timeout=100')]);

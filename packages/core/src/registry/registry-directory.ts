@@ -216,7 +216,8 @@ export class RegistryDirectory extends Directory {
    */
   private async drain(): Promise<void> {
     try {
-      for (;;) {
+      // Nothing pending: stop (the next notification starts a new drain, which waits out the cool-down first).
+      while (this.pending.size > 0 && !this.destroyed) {
         const wait = this.coolUntil - performance.now();
         if (wait > 0) await new Promise<void>((resolve) => setTimeout(resolve, Math.ceil(wait)));
         const next = this.pending.entries().next();
