@@ -6,11 +6,11 @@ import http2 from 'node:http2';
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import { defineService, java, RpcError, RpcErrorCode, type ObjectSerialization, type ServiceImplementation, type TypeDescriptor } from '@weft/core';
+import { defineService, java, JsonSerialization, RpcError, RpcErrorCode, type ObjectSerialization, type ServiceImplementation, type TypeDescriptor } from '@weft/core';
 import { Hessian2Serialization } from '@weft/serialization-hessian2';
 import { freePort } from '@weft/test-utils';
 
-import { decodeRequestWrapper, decodeResponseWrapper, encodeRequestWrapper, encodeResponseWrapper } from '@weft/protocol-triple';
+import { decodeRequestWrapper, decodeResponseWrapper, encodeRequestWrapper, encodeResponseWrapper, SerializationCodec, WrapperCodec } from '@weft/protocol-triple';
 import { BASE_PACKAGES, Harness } from './support/harness.js';
 
 class User {
@@ -204,5 +204,67 @@ describe('Weft ↔ Weft with Hessian2 inside the wrapper', () => {
     );
     expect(error).toBeInstanceOf(UserNotFound);
     expect((error as RpcError).code).not.toBe(RpcErrorCode.SERIALIZATION);
+  });
+});
+
+describe('streams with Hessian2 inside the wrapper (one argument per message)', () => {
+  const Ticker = defineService('org.acme.Ticker', {
+    countdown: { args: [java.int], returns: User, stream: 'server' },
+    sum: { args: [java.long], returns: java.long, stream: 'client' },
+    shout: { args: [String], returns: String, stream: 'bidi' },
+  });
+  const streams = new Harness([...BASE_PACKAGES, '@weft/serialization-hessian2']);
+  afterAll(() => streams.close());
+
+  it('server, client and bidi streams round-trip typed messages Weft ↔ Weft', async () => {
+    const streamPort = await freePort();
+    const provider = await streams.start('ticker');
+    await provider.export(
+      Ticker,
+      {
+        async *countdown(from) {
+          for (let n = from; n > 0; n--) yield Object.assign(new User(), { id: BigInt(n), name: `n${n}`, age: n });
+        },
+        async sum(numbers) {
+          let total = 0n;
+          for await (const n of numbers) total += BigInt(n);
+          return total;
+        },
+        async *shout(words) {
+          for await (const word of words) yield `${word.toUpperCase()}!`;
+        },
+      },
+      { protocol: 'tri', port: streamPort, parameters: { serialization: 'hessian2' } },
+    );
+    const consumer = await streams.start('watcher');
+    const ticker = await consumer.refer(Ticker, { url: `tri://127.0.0.1:${streamPort}`, retries: 0, timeout: 5000, parameters: { serialization: 'hessian2' } });
+    const ticks: User[] = [];
+    for await (const tick of ticker.countdown(3)) ticks.push(tick);
+    expect(ticks.map((t) => [t instanceof User, t.name, t.age])).toEqual([
+      [true, 'n3', 3],
+      [true, 'n2', 2],
+      [true, 'n1', 1],
+    ]);
+    async function* numbers() {
+      yield 9007199254740993n;
+      yield 7n;
+    }
+    await expect(ticker.sum(numbers())).resolves.toBe(9007199254741000n);
+    async function* words() {
+      yield 'hi';
+      yield 'there';
+    }
+    const shouted: string[] = [];
+    for await (const word of ticker.shout(words())) shouted.push(word);
+    expect(shouted).toEqual(['HI!', 'THERE!']);
+  });
+
+  it("a server-stream request lists Java's StreamObserver in argTypes, with the one argument (§A.10)", () => {
+    const codec = new WrapperCodec(hessian, new SerializationCodec(new JsonSerialization()));
+    const request = decodeRequestWrapper(codec.encodeArguments([3], Ticker.getMethod('countdown')));
+    expect(request.argTypes).toEqual(['int', 'org.apache.dubbo.common.stream.StreamObserver']);
+    expect(request.args.map(hex)).toEqual(['93']);
+    const element = decodeRequestWrapper(codec.encodeArguments([5n], Ticker.getMethod('sum')));
+    expect(element.argTypes).toEqual(['long']);
   });
 });
