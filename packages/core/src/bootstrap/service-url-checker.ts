@@ -6,10 +6,9 @@ import type { ApplicationModel } from '../extension/application-model.js';
 import { ExtensionError, ExtensionErrorCode } from '../extension/extension-error.js';
 import { splitCommaList } from '../extension/names.js';
 import { Filter } from '../filter/filter.js';
-import { Protocol } from '../protocol/protocol.js';
 import type { URL } from '../rpc/url.js';
 import type { ServiceDefinition } from '../service/service-definition.js';
-import { refuseUnhonouredTls } from '../transport/tls-keys.js';
+import { tlsRequested } from '../transport/tls-keys.js';
 
 /** What `requireExtension` needs of a loader. */
 interface NamedExtensions {
@@ -55,10 +54,9 @@ export class ServiceUrlChecker {
       }
       void key;
     };
-    const protocols = this.model.getExtensionLoader(Protocol);
-    // A consumer URL names no protocol yet: each provider's protocol checks when it is referred (ProtocolFilterWrapper).
-    const protocol = side === 'provider' && protocols.hasExtension(url.protocol) ? protocols.getExtension(url.protocol, false) : undefined;
-    refuseUnhonouredTls(url, where, side, protocol);
+    // The TLS keys must make sense together; whether the protocol speaks TLS is checked where every export and refer
+    // passes (ProtocolFilterWrapper), since a consumer URL names no protocol yet.
+    tlsRequested(url, side, where);
     for (const key of numeric) check(key, () => url.getParameter(key, 0));
     for (const method of service.methodNames) {
       for (const key of numeric) check(`${method}.${key}`, () => url.getMethodParameter(method, key, 0));

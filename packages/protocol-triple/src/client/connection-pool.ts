@@ -161,6 +161,17 @@ class TripleConnection {
     this.state = 'connecting';
     const options = this.options;
     const tls = options.tls;
+    // Before the provider's SETTINGS, a TLS failure is the handshake's (an untrusted or misnamed certificate, ours
+    // refused): the first one says why (the session's error after the socket's repeats it).
+    let handshakeError: Error | undefined;
+    const failed = (error: Error): void => {
+      if (tls === undefined || this.handle !== handle || this.state !== 'connecting') {
+        this.lastError = error;
+        return;
+      }
+      handshakeError ??= new Error(`TLS with ${options.address} failed: ${error.message}`, { cause: error });
+      this.lastError = handshakeError;
+    };
     const session = http2.connect(`${tls === undefined ? 'http' : 'https'}://${options.address}`, {
       settings: { enablePush: false, maxHeaderListSize: options.maxHeaderListSize, initialWindowSize: options.initialWindowSize },
       maxHeaderListPairs: 256,
@@ -173,7 +184,7 @@ class TripleConnection {
               // Node's HTTP/2 session neither closes nor reports when its TLS socket fails (a TLS 1.3 alert after the
               // handshake, as for a refused client certificate): destroy the socket, which closes the session.
               socket.once('error', (error: Error) => {
-                if (this.handle === handle && this.state === 'connecting') this.lastError = new Error(`TLS with ${options.address} failed: ${error.message}`, { cause: error });
+                failed(error);
                 socket.destroy();
               });
               return socket;
@@ -182,12 +193,7 @@ class TripleConnection {
     const handle = new SessionHandle(session);
     this.handle = handle;
     if (this.waiters.length === 0) session.unref();
-    session.on('error', (error: Error) => {
-      // Before the provider's SETTINGS, a TLS failure is the handshake's (an untrusted or misnamed certificate, ours refused).
-      if (tls === undefined || this.state !== 'connecting' || this.lastError?.message.startsWith('TLS with') !== true) {
-        this.lastError = tls !== undefined && this.handle === handle && this.state === 'connecting' ? new Error(`TLS with ${options.address} failed: ${error.message}`, { cause: error }) : error;
-      }
-    });
+    session.on('error', failed);
     // The connection window starts at 64 KiB whatever SETTINGS say; raise it once the session is up.
     session.once('connect', () => {
       if (!session.destroyed) session.setLocalWindowSize(options.connectionWindowSize);

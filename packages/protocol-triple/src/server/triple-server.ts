@@ -291,7 +291,8 @@ export class TripleServer {
     peerCertificate?: PeerCertificate,
   ): void {
     invocation.enableAbort();
-    setPeerCertificate(invocation, peerCertificate ?? (session === undefined ? undefined : this.peerCertificates.get(session)));
+    // Only an mTLS port has client certificates: a plaintext or one-way TLS port skips the lookup.
+    if (this.tls?.mutual === true) setPeerCertificate(invocation, peerCertificate ?? (session === undefined ? undefined : this.peerCertificates.get(session)));
     readAttachmentHeaders(headers, invocation);
     const application = headers[TripleHeaders.CONSUMER_APPNAME];
     if (typeof application === 'string' && application !== '') invocation.setAttachment('remote.application', application);
