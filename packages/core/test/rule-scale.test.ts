@@ -267,8 +267,10 @@ describe('override rules at scale: the registry directory', () => {
     histogram.enable();
     let turns = 0;
     const timer = setInterval(() => turns++, 1);
+    const started = performance.now();
     registry.push(all);
     await applied(directory);
+    const elapsed = performance.now() - started;
     clearInterval(timer);
     const once = histogram.max / 1e6;
     histogram.reset();
@@ -279,8 +281,9 @@ describe('override rules at scale: the registry directory', () => {
     expect(invokers.map((i) => i.getUrl().getParameter('m1999.timeout'))).toContain('2000');
     expect(invokers.every((i) => i.getUrl().getParameter('m2000.timeout') === undefined)).toBe(true);
     // Before: one 10,000-rule notification blocked the loop for about 2 s in one piece (no timer could run). Now
-    // timers run between slices; a loaded CI machine adds its own scheduling delays to the measured maximum.
-    expect(turns).toBeGreaterThan(5);
+    // timers run between slices (of 4 ms each): on average at least one timer turn per 50 ms of applying, however
+    // fast or slow the machine; a loaded CI machine adds its own scheduling delays to the measured maximum.
+    expect(turns).toBeGreaterThanOrEqual(Math.max(1, Math.floor(elapsed / 50)));
     expect(once).toBeLessThan(400);
     await directory.destroy();
   });

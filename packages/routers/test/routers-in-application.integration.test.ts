@@ -115,7 +115,7 @@ describe('routers in an application', () => {
     const consumer = await WeftApplication.start({ root: bare.root, name: 'shop', registry, logger });
     apps.push(consumer);
     try {
-      const greeter = await consumer.refer(Greeter);
+      const greeter = await consumer.refer(Greeter, { loadbalance: 'roundrobin' });
       const rule = URL.parse(`condition://0.0.0.0/org.acme.Greeter?category=routers&dynamic=false&rule=${URL.encode('=> host = 1.2.3.4')}`);
       await consumer.registry!.register(rule);
       await eventually(async () => logger.of('warn'), (w) => w.some((m) => m.includes('routing rules for org.acme.Greeter are ignored')));
