@@ -196,20 +196,31 @@ function serviceOf(url: URL): string {
 
 /** A call the filter watches: the caller's pending result and, until it settles, its slot on the deadline wheel. */
 class WatchedCall extends PendingResult<Result> implements WheelEntry {
-  wheelBucket: object | undefined = undefined;
-  wheelPrev: WheelEntry | undefined = undefined;
-  wheelNext: WheelEntry | undefined = undefined;
+  // Declared and assigned in the constructor: a field-definition pass per call would be megamorphic across the
+  // pending result's subclasses.
+  declare wheelBucket: object | undefined;
+  declare wheelPrev: WheelEntry | undefined;
+  declare wheelNext: WheelEntry | undefined;
+  declare readonly deadline: number;
+  private declare readonly filter: TimeoutFilter;
+  private declare readonly wheel: DeadlineWheel;
+  private declare readonly url: URL;
+  private declare readonly invocation: Invocation;
+  private declare readonly arrived: number;
+  private declare readonly bound: Bound;
 
-  constructor(
-    private readonly filter: TimeoutFilter,
-    private readonly wheel: DeadlineWheel,
-    private readonly url: URL,
-    private readonly invocation: Invocation,
-    private readonly arrived: number,
-    readonly deadline: number,
-    private readonly bound: Bound,
-  ) {
+  constructor(filter: TimeoutFilter, wheel: DeadlineWheel, url: URL, invocation: Invocation, arrived: number, deadline: number, bound: Bound) {
     super();
+    this.wheelBucket = undefined;
+    this.wheelPrev = undefined;
+    this.wheelNext = undefined;
+    this.deadline = deadline;
+    this.filter = filter;
+    this.wheel = wheel;
+    this.url = url;
+    this.invocation = invocation;
+    this.arrived = arrived;
+    this.bound = bound;
   }
 
   expire(): void {

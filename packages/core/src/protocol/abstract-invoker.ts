@@ -106,8 +106,8 @@ export abstract class AbstractInvoker extends Invoker {
     let timeout = configured;
     let byDeadline = false;
     let deadline: number | undefined;
-    const mark = invocation.deadline === undefined ? undefined : invocation.attemptDeadline;
-    const upstream = mark !== undefined && mark.deadline === invocation.deadline ? mark.upstream : invocation.deadline;
+    const own = invocation.deadline !== undefined && invocation.attemptDeadline === invocation.deadline;
+    const upstream = own ? invocation.attemptUpstream : invocation.deadline;
     if (upstream !== undefined) {
       const now = Date.now();
       const remaining = upstream - now;
@@ -119,12 +119,14 @@ export abstract class AbstractInvoker extends Invoker {
       deadline = byDeadline ? upstream : now + timeout;
       if (deadline !== invocation.deadline) {
         invocation.deadline = deadline;
-        invocation.attemptDeadline = { deadline, upstream };
+        invocation.attemptDeadline = deadline;
+        invocation.attemptUpstream = upstream;
       }
     } else if (timeout > 0) {
       deadline = Date.now() + timeout;
       invocation.deadline = deadline;
-      invocation.attemptDeadline = { deadline, upstream: undefined };
+      invocation.attemptDeadline = deadline;
+      invocation.attemptUpstream = undefined;
     } else if (invocation.deadline !== undefined) {
       // An earlier attempt (on an invoker with a timeout) wrote it; this one has none.
       invocation.deadline = undefined;
@@ -230,19 +232,28 @@ function rejection(error: unknown): Promise<never> {
  * so arming a timeout allocates this one object (Dubbo's `DefaultFuture` with its `TimeoutCheckTask`).
  */
 class TimedCall extends PendingResult<Result> implements WheelEntry {
-  wheelBucket: object | undefined = undefined;
-  wheelPrev: WheelEntry | undefined = undefined;
-  wheelNext: WheelEntry | undefined = undefined;
+  // Declared and assigned in the constructor (see PendingResult): no field-definition pass per call.
+  declare wheelBucket: object | undefined;
+  declare wheelPrev: WheelEntry | undefined;
+  declare wheelNext: WheelEntry | undefined;
+  declare readonly deadline: number;
+  private declare readonly wheel: DeadlineWheel;
+  private declare readonly url: URL;
+  private declare readonly invocation: Invocation;
+  private declare readonly timeout: number;
+  private declare readonly byDeadline: boolean;
 
-  constructor(
-    private readonly wheel: DeadlineWheel,
-    private readonly url: URL,
-    private readonly invocation: Invocation,
-    readonly deadline: number,
-    private readonly timeout: number,
-    private readonly byDeadline: boolean,
-  ) {
+  constructor(wheel: DeadlineWheel, url: URL, invocation: Invocation, deadline: number, timeout: number, byDeadline: boolean) {
     super();
+    this.wheelBucket = undefined;
+    this.wheelPrev = undefined;
+    this.wheelNext = undefined;
+    this.deadline = deadline;
+    this.wheel = wheel;
+    this.url = url;
+    this.invocation = invocation;
+    this.timeout = timeout;
+    this.byDeadline = byDeadline;
   }
 
   /** The deadline passed first. */

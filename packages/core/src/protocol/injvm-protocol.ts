@@ -1,6 +1,7 @@
 import type { AttachmentValue } from '../rpc/invocation.js';
 import { Invocation } from '../rpc/invocation.js';
 import type { Invoker } from '../rpc/invoker.js';
+import { PendingResult } from '../rpc/pending-result.js';
 import { Result } from '../rpc/result.js';
 import { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
 import { isStreamSource, StreamPort } from '../rpc/stream-port.js';
@@ -8,7 +9,7 @@ import type { URL } from '../rpc/url.js';
 import { ExtensionError, ExtensionErrorCode } from '../extension/extension-error.js';
 import type { ExtensionLoader } from '../extension/extension-loader.js';
 import { InjectLoader } from '../extension/injector.js';
-import { Serialization } from '../serialization/serialization.js';
+import { Serialization, type MethodCopier } from '../serialization/serialization.js';
 import { errorFromData, errorToData } from '../service/error-data.js';
 import { Realizer } from '../service/realizer.js';
 import type { MethodDescriptor, ServiceDefinition } from '../service/service-definition.js';
@@ -93,6 +94,9 @@ interface Copier {
 }
 
 class SerializingCopier implements Copier {
+  private lastMethod: MethodDescriptor | undefined = undefined;
+  private lastCopier: MethodCopier | undefined = undefined;
+
   constructor(
     private readonly serialization: Serialization,
     /** The protocol's realiser: each method's declared types are compiled once. */
@@ -115,12 +119,21 @@ class SerializingCopier implements Copier {
     const method = invocation.method;
     // An IDL message is copied as a whole by its IDL serialization: there is no declared type to realise.
     if (method === undefined || method.idl !== undefined) return this.serialization.copy(value);
-    return this.serialization.copier(method).result(value);
+    return this.copierOf(method).result(value);
   }
 
   private copyArgs(args: readonly unknown[], method: MethodDescriptor | undefined): unknown[] {
     if (method === undefined || method.idl !== undefined) return this.serialization.copy(args) as unknown[];
-    return this.serialization.copier(method).args(args);
+    return this.copierOf(method).args(args);
+  }
+
+  /** The method's copier, behind a one-entry cache (a call copies its arguments, then its result, with it). */
+  private copierOf(method: MethodDescriptor): MethodCopier {
+    if (method === this.lastMethod) return this.lastCopier as MethodCopier;
+    const copier = this.serialization.copier(method);
+    this.lastMethod = method;
+    this.lastCopier = copier;
+    return copier;
   }
 
   /** Compiles `method`'s copier now (a malformed declaration fails the refer, not the first call). */
@@ -141,7 +154,7 @@ class SerializingCopier implements Copier {
           ? value === undefined
             ? undefined
             : this.serialization.copy(value)
-          : this.serialization.copier(method).result(value),
+          : this.copierOf(method).result(value),
       );
     }
     if (result.hasAttachments()) for (const [key, value] of result.getAttachments()) copy.setAttachment(key, value);
@@ -201,9 +214,7 @@ class InjvmInvoker extends AbstractInvoker {
     provided.deadline = invocation.deadline;
     const signal = invocation.signal;
     if (signal !== undefined) provided.signal = signal;
-    if (invocation.hasAttachments()) {
-      for (const [key, value] of invocation.getAttachments() as ReadonlyMap<string, AttachmentValue>) provided.setAttachment(key, value);
-    }
+    if (invocation.hasAttachments()) invocation.copyAttachmentsTo(provided);
     if (exporter.token !== undefined && !provided.hasAttachment('token')) provided.setAttachment('token', exporter.token);
     const port = StreamPort.of(invocation);
     if (port !== undefined) {
@@ -221,7 +232,9 @@ class InjvmInvoker extends AbstractInvoker {
   private invokeCopying(exporter: InjvmExporter, invocation: Invocation, copier: Copier): Result | Promise<Result> {
     const provided = this.provided(exporter, invocation, copier.args(invocation));
     const answer = exporter.getInvoker().invoke(provided);
-    return answer instanceof Result ? copier.result(answer, provided) : answer.then((result) => copier.result(result, provided));
+    if (answer instanceof Result) return copier.result(answer, provided);
+    // A closure, not a subclass of PendingResult: more classes would make every pending result's call sites megamorphic.
+    return answer.then((result) => copier.result(result, provided));
   }
 
   private noProvider(): Promise<Result> {

@@ -57,14 +57,20 @@ export class Invocation {
   /** A per-call timeout in ms that replaces the configured `timeout` (0: none); undefined: use the URL's. */
   declare timeout: number | undefined;
   /**
-   * @internal Bookkeeping of consumer invokers: the deadline written for the current attempt, and the upstream
-   * deadline it was derived from (so a retry of the same invocation gets a fresh timeout).
+   * @internal Bookkeeping of consumer invokers: the deadline written for the current attempt (while it equals
+   * `deadline`, that deadline is this invocation's own, not upstream's)…
    */
-  declare attemptDeadline: { readonly deadline: number; readonly upstream: number | undefined } | undefined;
+  declare attemptDeadline: number | undefined;
+  /** @internal … and the upstream deadline it was derived from (so a retry of the same invocation gets a fresh timeout). */
+  declare attemptUpstream: number | undefined;
   private declare externalSignal: AbortSignal | undefined;
   /** Set once the call was made abortable (enableAbort/abort): kept apart so a plain call's object stays small. */
   private declare abortState: AbortState | undefined;
   private declare attachmentMap: Map<string, AttachmentValue> | undefined;
+  // A lone attachment (the usual case: `remote.application`) lives in these two fields; the map is created for a
+  // second one, or when all are read. Once the map exists they stay unused.
+  private declare loneKey: string | undefined;
+  private declare loneValue: AttachmentValue | undefined;
   private declare attributeMap: Map<string | symbol, unknown> | undefined;
 
   constructor(init: InvocationInit);
@@ -82,9 +88,12 @@ export class Invocation {
     this.service = service;
     this.timeout = undefined;
     this.attemptDeadline = undefined;
+    this.attemptUpstream = undefined;
     this.externalSignal = undefined;
     this.abortState = undefined;
     this.attachmentMap = undefined;
+    this.loneKey = undefined;
+    this.loneValue = undefined;
     this.attributeMap = undefined;
   }
 
@@ -111,7 +120,8 @@ export class Invocation {
 
   /** Whether an attachment is set. */
   hasAttachment(key: string): boolean {
-    return this.attachmentMap?.has(key) ?? false;
+    const map = this.attachmentMap;
+    return map === undefined ? key === this.loneKey && key !== undefined : map.has(key);
   }
 
   /**
@@ -170,7 +180,8 @@ export class Invocation {
 
   /** Whether any attachment is set (without creating the attachment map). */
   hasAttachments(): boolean {
-    return this.attachmentMap !== undefined && this.attachmentMap.size > 0;
+    const map = this.attachmentMap;
+    return map === undefined ? this.loneKey !== undefined : map.size > 0;
   }
 
   /** The called method's descriptor (declared argument and return types), when the service is known. */
@@ -185,24 +196,52 @@ export class Invocation {
 
   /** One attachment. */
   getAttachment(key: string): AttachmentValue | undefined {
-    return this.attachmentMap?.get(key);
+    const map = this.attachmentMap;
+    if (map !== undefined) return map.get(key);
+    return key === this.loneKey ? this.loneValue : undefined;
   }
 
   /** Sets one attachment. */
   setAttachment(key: string, value: AttachmentValue): this {
-    (this.attachmentMap ??= new Map()).set(key, value);
+    const map = this.attachmentMap;
+    if (map !== undefined) map.set(key, value);
+    else if (this.loneKey === undefined || this.loneKey === key) {
+      this.loneKey = key;
+      this.loneValue = value;
+    } else this.promote().set(key, value);
     return this;
   }
 
   /** Removes one attachment. */
   removeAttachment(key: string): this {
-    this.attachmentMap?.delete(key);
+    const map = this.attachmentMap;
+    if (map !== undefined) map.delete(key);
+    else if (key === this.loneKey) this.loneKey = this.loneValue = undefined;
     return this;
   }
 
   /** All attachments (a live read-only view). */
   getAttachments(): ReadonlyMap<string, AttachmentValue> {
-    return (this.attachmentMap ??= new Map());
+    return this.attachmentMap ?? this.promote();
+  }
+
+  /** @internal Copies every attachment onto `target` (without creating a map for a lone one). */
+  copyAttachmentsTo(target: Invocation): void {
+    const map = this.attachmentMap;
+    if (map === undefined) {
+      if (this.loneKey !== undefined) target.setAttachment(this.loneKey, this.loneValue as AttachmentValue);
+      return;
+    }
+    for (const [key, value] of map) target.setAttachment(key, value);
+  }
+
+  /** The attachment map, created now (holding the lone attachment, if any). */
+  private promote(): Map<string, AttachmentValue> {
+    const map = new Map<string, AttachmentValue>();
+    if (this.loneKey !== undefined) map.set(this.loneKey, this.loneValue as AttachmentValue);
+    this.loneKey = this.loneValue = undefined;
+    this.attachmentMap = map;
+    return map;
   }
 
   /** Milliseconds left before the deadline (negative once passed), or `undefined` without a deadline. */
@@ -220,10 +259,13 @@ function fill(target: Invocation, init: InvocationInit): void {
   fields['service'] = init.service;
   fields['timeout'] = init.timeout;
   fields['attemptDeadline'] = undefined;
+  fields['attemptUpstream'] = undefined;
   fields['externalSignal'] = init.signal;
   fields['abortState'] = undefined;
   const attachments = init.attachments;
   fields['attachmentMap'] =
     attachments === undefined ? undefined : new Map(attachments instanceof Map ? attachments : Object.entries(attachments));
+  fields['loneKey'] = undefined;
+  fields['loneValue'] = undefined;
   fields['attributeMap'] = undefined;
 }

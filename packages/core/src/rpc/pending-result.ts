@@ -7,6 +7,14 @@ const REJECTED = 2;
 type OnFulfilled = ((value: never) => unknown) | null | undefined;
 type OnRejected = ((error: unknown) => unknown) | null | undefined;
 
+/** What a caller's promise is settled through: counted out of the application's gate first. */
+export interface DeliverySink {
+  exit(): void;
+}
+
+/** Marks a reaction whose callbacks are a native promise's resolving functions (see `deliverTo`). */
+const DELIVER = Object.freeze({}) as unknown as PendingResult<unknown>;
+
 /** A reaction past the second (the first two live in the pending result's own fields: no allocation). */
 interface Reaction {
   readonly onFulfilled: OnFulfilled;
@@ -42,19 +50,22 @@ interface Reaction {
  */
 export class PendingResult<T = unknown> implements Promise<T> {
   declare readonly [Symbol.toStringTag]: string;
-  private state: number;
-  private outcome: unknown;
+  // Fields are declared (not initialised) and assigned once each by the constructor: no field-definition pass,
+  // which in a class with subclasses (timed calls, copied answers) would make every construction megamorphic.
+  private declare state: number;
+  private declare outcome: unknown;
   // The first reaction, inline: most pending results have exactly one.
-  private onFulfilled: OnFulfilled;
-  private onRejected: OnRejected;
-  private next: PendingResult<unknown> | undefined;
-  private hasFirst: boolean;
+  private declare onFulfilled: OnFulfilled;
+  private declare onRejected: OnRejected;
+  private declare next: PendingResult<unknown> | undefined;
+  private declare hasFirst: boolean;
   // The second, inline too: a listener (a breaker, a timeout) plus the caller's `then` is the usual pair.
-  private onFulfilled2: OnFulfilled;
-  private onRejected2: OnRejected;
-  private next2: PendingResult<unknown> | undefined;
-  private hasSecond: boolean;
-  private more: Reaction[] | undefined;
+  private declare onFulfilled2: OnFulfilled;
+  private declare onRejected2: OnRejected;
+  private declare next2: PendingResult<unknown> | undefined;
+  private declare hasSecond: boolean;
+  private declare more: Reaction[] | undefined;
+  private declare sink: DeliverySink | undefined;
 
   constructor() {
     this.state = PENDING;
@@ -68,6 +79,7 @@ export class PendingResult<T = unknown> implements Promise<T> {
     this.next2 = undefined;
     this.hasSecond = false;
     this.more = undefined;
+    this.sink = undefined;
   }
 
   /**
@@ -135,6 +147,17 @@ export class PendingResult<T = unknown> implements Promise<T> {
   whenComplete(onFulfilled: (value: T) => void, onRejected: (error: unknown) => void): void {
     if (this.state === PENDING) this.subscribe(onFulfilled as OnFulfilled, onRejected, undefined);
     else this.react(onFulfilled as OnFulfilled, onRejected, undefined);
+  }
+
+  /**
+   * @internal Settles a caller's native promise when the outcome arrives: `resolve` with a {@link Result}'s value,
+   * `reject` with its business error or with the rejection — `sink.exit()` first. The consumer proxy's one bridge
+   * to a native promise: no derived result, no closure. Called at most once per pending result.
+   */
+  deliverTo(resolve: (value: unknown) => void, reject: (error: unknown) => void, sink: DeliverySink | undefined): void {
+    this.sink = sink;
+    if (this.state === PENDING) this.subscribe(resolve as OnFulfilled, reject, DELIVER);
+    else this.react(resolve as OnFulfilled, reject, DELIVER);
   }
 
   then<R1 = T, R2 = never>(
@@ -210,6 +233,10 @@ export class PendingResult<T = unknown> implements Promise<T> {
   }
 
   private react(onFulfilled: OnFulfilled, onRejected: OnRejected, next: PendingResult<unknown> | undefined): void {
+    if (next === DELIVER) {
+      this.deliver(onFulfilled as (value: unknown) => void, onRejected as (error: unknown) => void);
+      return;
+    }
     const fulfilled = this.state === FULFILLED;
     const handler = fulfilled ? onFulfilled : onRejected;
     if (typeof handler !== 'function') {
@@ -227,6 +254,17 @@ export class PendingResult<T = unknown> implements Promise<T> {
       return;
     }
     if (next !== undefined) next.resolve(out);
+  }
+
+  private deliver(resolve: (value: unknown) => void, reject: (error: unknown) => void): void {
+    const sink = this.sink;
+    this.sink = undefined;
+    sink?.exit();
+    const outcome = this.outcome;
+    if (this.state !== FULFILLED) reject(outcome);
+    else if (!(outcome instanceof Result)) resolve(outcome);
+    else if (outcome.hasException()) reject(outcome.exception);
+    else resolve(outcome.value);
   }
 }
 

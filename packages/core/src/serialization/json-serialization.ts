@@ -83,8 +83,13 @@ export class JsonSerialization extends Serialization {
     return {
       args: (values) => {
         try {
-          const out: unknown[] = [];
           const n = values.length;
+          // One argument (the usual case) as a one-element literal: an empty array's first push reserves 17 slots.
+          if (n === 1 && declared >= 1) {
+            const v = (argNodes as NonNullable<typeof argNodes>)[0]!(values[0], 0, 1);
+            return [v !== MISSING ? v : absentArgs[0]];
+          }
+          const out: unknown[] = [];
           for (let i = 0; i < n; i++) {
             const node = i < declared ? (argNodes as NonNullable<typeof argNodes>)[i] : undefined;
             const v = node === undefined ? wire(values[i], i, 1) : node(values[i], i, 1);

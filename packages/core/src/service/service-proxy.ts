@@ -45,6 +45,14 @@ export type CallableProxy<M extends Record<string, MethodSpec>> = ServiceProxy<M
 class ProxyCalls {
   private readonly unwrap: (result: Result) => unknown;
   private readonly fail: ((error: unknown) => never) | undefined;
+  // The resolving functions of the promise being created, handed over by `capture` (synchronously, in `call`).
+  private resolveNext: ((value: unknown) => void) | undefined = undefined;
+  private rejectNext: ((error: unknown) => void) | undefined = undefined;
+  /** The executor of every caller promise: one function per proxy, not a closure per call. */
+  private readonly capture = (resolve: (value: unknown) => void, reject: (error: unknown) => void): void => {
+    this.resolveNext = resolve;
+    this.rejectNext = reject;
+  };
 
   constructor(
     private readonly invoker: Invoker,
@@ -74,15 +82,17 @@ class ProxyCalls {
       gate?.exit();
       return settle(answer);
     }
-    if (answer instanceof PendingResult) return promiseOf(answer.then(this.unwrap, this.fail));
+    if (answer instanceof PendingResult) return this.promiseOf(answer);
     return answer.then(this.unwrap, this.fail);
   }
-}
 
-/** The caller's native promise of a call's pending outcome: the only promise the consumer side creates. */
-function promiseOf(pending: Promise<unknown>): Promise<unknown> {
-  if (!(pending instanceof PendingResult)) return pending;
-  return new Promise((resolve, reject) => pending.whenComplete(resolve, reject));
+  /** The caller's native promise of a call's pending outcome: the only promise the consumer side creates. */
+  private promiseOf(pending: PendingResult<Result>): Promise<unknown> {
+    const promise = new Promise(this.capture);
+    pending.deliverTo(this.resolveNext as (value: unknown) => void, this.rejectNext as (error: unknown) => void, this.gate);
+    this.resolveNext = this.rejectNext = undefined;
+    return promise;
+  }
 }
 
 // Small helpers, out of line: the per-call path stays within what the engine inlines.
