@@ -80,7 +80,7 @@ export class ConsumerContextFilter extends Filter {
     }
     const context = new RpcContext('consumer', invocation, url, current);
     if (this.async.of(url)) return RpcContext.runAsync(context, () => invoker.invoke(invocation));
-    return RpcContext.run(context, () => invoker.invoke(invocation));
+    return RpcContext.invokeIn(context, invoker, invocation);
   }
 }
 

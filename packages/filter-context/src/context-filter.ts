@@ -45,7 +45,7 @@ export class ContextFilter extends Filter {
     const url = invoker.getUrl();
     const context = new RpcContext('provider', invocation, url);
     if (this.async.of(url)) return RpcContext.runAsync(context, () => invoker.invoke(invocation));
-    return RpcContext.run(context, () => invoker.invoke(invocation));
+    return RpcContext.invokeIn(context, invoker, invocation);
   }
 }
 

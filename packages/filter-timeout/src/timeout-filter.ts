@@ -70,6 +70,9 @@ export class TimeoutFilter extends Filter {
   private readonly wheel = new DeadlineWheel(TICK_MS);
   private readonly timeouts = new WeakMap<URL, Map<string, number>>();
   private destroyed = false;
+  private lastUrl: URL | undefined = undefined;
+  private lastMethod: string | undefined = undefined;
+  private lastTimeout = 0;
 
   constructor(@Inject(Logger) private readonly logger: Logger) {
     super();
@@ -172,6 +175,16 @@ export class TimeoutFilter extends Filter {
 
   /** The provider timeout of a method in ms (cached per URL object: URLs are immutable). */
   private timeoutOf(url: URL, method: string): number {
+    // One-entry inline cache in front of the maps: consecutive calls usually name the same provider and method.
+    if (url === this.lastUrl && method === this.lastMethod) return this.lastTimeout;
+    const timeout = this.loadTimeout(url, method);
+    this.lastUrl = url;
+    this.lastMethod = method;
+    this.lastTimeout = timeout;
+    return timeout;
+  }
+
+  private loadTimeout(url: URL, method: string): number {
     let perMethod = this.timeouts.get(url);
     if (perMethod === undefined) this.timeouts.set(url, (perMethod = new Map()));
     let timeout = perMethod.get(method);

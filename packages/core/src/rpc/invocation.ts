@@ -28,6 +28,13 @@ interface AbortState {
   reason: unknown;
 }
 
+/** "Abortable, nothing created yet" (what `enableAbort` sets, shared: never written, replaced on first use). */
+const ABORTABLE: AbortState = Object.freeze({ controller: undefined, requested: false, reason: undefined }) as AbortState;
+
+function freshAbortState(): AbortState {
+  return { controller: undefined, requested: false, reason: undefined };
+}
+
 /**
  * One call in flight: method, arguments, attachments, and its cancellation signal and deadline.
  *
@@ -132,9 +139,10 @@ export class Invocation {
    * reads it, so calls whose implementation never looks pay nothing; it also follows the caller's signal.
    */
   get signal(): AbortSignal | undefined {
-    const state = this.abortState;
+    let state = this.abortState;
     if (state === undefined) return this.externalSignal;
     if (state.controller !== undefined) return state.controller.signal;
+    if (state === ABORTABLE) state = this.abortState = freshAbortState();
     const controller = new AbortController();
     state.controller = controller;
     const external = this.externalSignal;
@@ -156,12 +164,13 @@ export class Invocation {
 
   /** Makes {@link Invocation.signal} abortable by {@link Invocation.abort} (lazily: nothing is created until read). */
   enableAbort(): void {
-    this.abortState ??= { controller: undefined, requested: false, reason: undefined };
+    this.abortState ??= ABORTABLE;
   }
 
   /** Aborts the call's signal with `reason` (see {@link Invocation.enableAbort}); later reads see it aborted. */
   abort(reason?: unknown): void {
-    const state = (this.abortState ??= { controller: undefined, requested: false, reason: undefined });
+    let state = this.abortState;
+    if (state === undefined || state === ABORTABLE) state = this.abortState = freshAbortState();
     if (state.controller !== undefined) {
       state.controller.abort(reason);
       return;
