@@ -1,9 +1,24 @@
-// A/B: the same call through the baseline build (/work/wt/base) and this one, interleaved in one process.
+// Before/after on a busy machine: the default injvm call (async implementation) through a baseline build and
+// through this workspace's, timed in interleaved rounds in one process (alternate.mjs), so both see the same load.
+//
+//   node --expose-gc packages/benchmarks/bench/ab-default-call.mjs <baseline> [bare|filters] [default|neither]
+//
+// <baseline>: another checkout with the same packages built (e.g. `git worktree add ../base <rev>` and `tsc -p
+// tsconfig.build.json` in its core, cluster and filter packages) whose node_modules/@weft links point to its own
+// packages — each application then loads only its own copy of @weft/core. `filters` installs the demo's filter
+// packages; `neither` is copy=false with timeout 0. SWAP=1 measures this workspace first (order bias check).
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { alternate } from './alternate.mjs';
-const [, , flt = 'bare', variant = 'default'] = process.argv;
+import { fileURLToPath } from 'node:url';
+
+const [, , baseline, flt = 'bare', variant = 'default'] = process.argv;
+if (!baseline) {
+  console.error('usage: ab-default-call.mjs <baseline checkout> [bare|filters] [default|neither]');
+  process.exit(2);
+}
+const workspace = fileURLToPath(new globalThis.URL('../../..', import.meta.url)).replace(/\/$/, '');
 const packages = ['core', 'cluster', ...(flt === 'filters' ? ['filter-context','filter-echo','filter-timeout','filter-exception'] : [])];
 async function appOf(base) {
   const { defineService, Logger, WeftApplication } = await import(`${base}/packages/core/dist/index.js`);
@@ -20,9 +35,9 @@ async function appOf(base) {
   return { app, g: await app.refer(Greeter, opts), impl };
 }
 const swap = process.env.SWAP === '1';
-const A = await appOf(swap ? '/work/main' : '/work/wt/base');
-const B = await appOf(swap ? '/work/wt/base' : '/work/main');
-if (swap) console.log('(swapped: base column is NEW)');
+const A = await appOf(swap ? workspace : baseline);
+const B = await appOf(swap ? baseline : workspace);
+if (swap) console.log('(swapped: the base column is this workspace, new/base reads base/new)');
 const rows = await alternate([
   { name: 'direct', fn: () => A.impl.sayHello('ann') },
   { name: 'base', fn: () => A.g.sayHello('ann') },
