@@ -126,15 +126,26 @@ describe('GET /api/services/<interface>', () => {
   });
 });
 
+/** Calls `call` every 5 ms (ignoring failures) until `stop()`, which resolves once the last call ended. */
+function keepCalling(call: () => Promise<unknown>): { stop(): Promise<void> } {
+  let done = false;
+  const loop = (async () => {
+    while (!done) {
+      await call().catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  })();
+  return {
+    stop: () => {
+      done = true;
+      return loop;
+    },
+  };
+}
+
 describe('GET /api/services/<interface>/metrics', () => {
   it('scrapes the given endpoint and the one a registration announces (metrics.port): request rates, latency, mock answers', async () => {
-    const stop = { done: false };
-    const traffic = (async () => {
-      while (!stop.done) {
-        await consumer.greeter.sayHello('ann').catch(() => undefined);
-        await new Promise((r) => setTimeout(r, 5));
-      }
-    })();
+    const traffic = keepCalling(() => consumer.greeter.sayHello('ann'));
     try {
       const busy = await eventually(
         () => client.get(`/api/services/${SERVICE}/metrics`),
@@ -161,19 +172,12 @@ describe('GET /api/services/<interface>/metrics', () => {
         (m: { points: { mockPerSecond: { force: number } }[] }) => (m.points[m.points.length - 1]?.mockPerSecond.force ?? 0) > 10,
       );
     } finally {
-      stop.done = true;
-      await traffic;
+      await traffic.stop();
     }
   });
 
   it('shows the circuit breaker state a forced breaker reports, and the refused calls as failures', async () => {
-    const stop = { done: false };
-    const traffic = (async () => {
-      while (!stop.done) {
-        await consumer.greeter.count().catch(() => undefined);
-        await new Promise((r) => setTimeout(r, 5));
-      }
-    })();
+    const traffic = keepCalling(() => consumer.greeter.count());
     try {
       await client.act('POST', `/api/services/${SERVICE}/breaker`, { method: 'count', state: 'open', confirm: true });
       await eventually(
@@ -185,8 +189,7 @@ describe('GET /api/services/<interface>/metrics', () => {
       await client.act('POST', `/api/services/${SERVICE}/breaker`, { method: 'count', state: 'auto', confirm: true });
       await eventually(() => consumer.greeter.count(), (n) => n === 42);
     } finally {
-      stop.done = true;
-      await traffic;
+      await traffic.stop();
     }
   });
 
@@ -199,13 +202,7 @@ describe('GET /api/services/<interface>/metrics', () => {
     const base = `http://127.0.0.1:${(bad.address() as AddressInfo).port}`;
     const logger = new RecordingLogger();
     const own = await startAdmin({ registry, port: 0, token: TOKEN, logger, metrics: [`${base}/500`, `${base}/garbage`, consumerMetrics], scrapeInterval: 100 });
-    const stop = { done: false };
-    const traffic = (async () => {
-      while (!stop.done) {
-        await consumer.greeter.count().catch(() => undefined);
-        await new Promise((r) => setTimeout(r, 5));
-      }
-    })();
+    const traffic = keepCalling(() => consumer.greeter.count());
     try {
       const ownClient = new AdminClient(own.url);
       await ownClient.login(TOKEN);
@@ -214,8 +211,7 @@ describe('GET /api/services/<interface>/metrics', () => {
       const failures = logger.of('warn').filter((m) => m.includes(`${base}/500`));
       expect(failures).toEqual([`weft admin: cannot scrape ${base}/500`]);
     } finally {
-      stop.done = true;
-      await traffic;
+      await traffic.stop();
       await own.close();
       await new Promise<void>((resolve) => bad.close(() => resolve()));
     }
@@ -223,13 +219,7 @@ describe('GET /api/services/<interface>/metrics', () => {
 
   it('finds an endpoint from a registration carrying metrics.port (no endpoint given)', async () => {
     const own = await startAdmin({ registry, port: 0, token: TOKEN, logger: new RecordingLogger(), scrapeInterval: 200 });
-    const stop = { done: false };
-    const traffic = (async () => {
-      while (!stop.done) {
-        await consumer.greeter.count().catch(() => undefined);
-        await new Promise((r) => setTimeout(r, 5));
-      }
-    })();
+    const traffic = keepCalling(() => consumer.greeter.count());
     try {
       const ownClient = new AdminClient(own.url);
       await ownClient.login(TOKEN);
@@ -237,8 +227,7 @@ describe('GET /api/services/<interface>/metrics', () => {
       await eventually(() => ownClient.get(`/api/services/${SERVICE}/metrics`), (m: { points: { rps: number }[] }) => m.points.some((p) => p.rps > 10));
       expect((await ownClient.get('/api/services/org.acme.Vault/metrics')).points).toEqual([]);
     } finally {
-      stop.done = true;
-      await traffic;
+      await traffic.stop();
       await own.close();
     }
   });

@@ -68,10 +68,7 @@ export class FailoverClusterInvoker extends AbstractClusterInvoker {
     return answer instanceof Result ? answer : this.retryOnFailure(answer, invocation, invokers, loadBalance, override, invoker);
   }
 
-  /**
-   * A pending first attempt: the call's answer follows it, and only a failure builds the retry state. The closure
-   * lives here, off the synchronous path (one in `doInvoke` would cost a context allocation per call).
-   */
+  // The closure lives here, off the synchronous path: one in `doInvoke` would cost a context allocation per call.
   private retryOnFailure(
     pending: Promise<Result>,
     invocation: Invocation,
@@ -80,43 +77,27 @@ export class FailoverClusterInvoker extends AbstractClusterInvoker {
     override: number | undefined,
     invoker: Invoker
   ): Promise<Result> {
+    const counted = this.countsRpcStatus(loadBalance);
     // The first attempt has started: the deadline it wrote is the call's (the caller's, or now + timeout).
     const deadline = invocation.deadline ?? this.deadlineOf(invoker, invocation);
-    return pending.then(undefined, (error: unknown) => this.firstFailure(invocation, invokers, loadBalance, override, invoker, deadline, error));
-  }
-
-  /** The first attempt failed: the retry state, then the failover loop. */
-  private firstFailure(
-    invocation: Invocation,
-    invokers: readonly Invoker[],
-    loadBalance: LoadBalance,
-    override: number | undefined,
-    invoker: Invoker,
-    deadline: number | undefined,
-    error: unknown
-  ): Result | Promise<Result> {
-    let attempts: number;
-    try {
-      attempts = this.attempts(invocation, override);
-    } catch (thrown) {
-      return Promise.reject(RpcError.from(thrown));
-    }
-    return this.onFailure(
-      {
-        invocation,
-        loadBalance,
-        counted: this.countsRpcStatus(loadBalance),
-        attempts,
-        deadline,
-        idempotent: RetryPolicy.isIdempotent(invocation),
-        attempt: 1,
-        invokers,
-        invoked: [invoker],
-        failed: new Set(),
-        last: undefined,
-      },
-      invoker,
-      error
+    return pending.then(undefined, (error: unknown) =>
+      this.onFailure(
+        {
+          invocation,
+          loadBalance,
+          counted,
+          attempts: this.attempts(invocation, override),
+          deadline,
+          idempotent: RetryPolicy.isIdempotent(invocation),
+          attempt: 1,
+          invokers,
+          invoked: [invoker],
+          failed: new Set(),
+          last: undefined,
+        },
+        invoker,
+        error
+      )
     );
   }
 
@@ -216,4 +197,3 @@ export class FailoverClusterInvoker extends AbstractClusterInvoker {
     );
   }
 }
-

@@ -128,7 +128,7 @@ export class Invocation {
   /** Whether an attachment is set. */
   hasAttachment(key: string): boolean {
     const map = this.attachmentMap;
-    return map === undefined ? key === this.loneKey && key !== undefined : map.has(key);
+    return map === undefined ? this.loneKey === key : map.has(key);
   }
 
   /**
