@@ -1,4 +1,4 @@
-import { ApplicationEvents, Filter, Logger, PendingResult, Result, RpcError, RpcErrorCode, type Invocation, type Invoker, type URL } from '@weft/core';
+import { ApplicationEvents, ApplicationModel, Filter, Logger, PendingResult, Result, RpcError, RpcErrorCode, type Invocation, type Invoker, type URL } from '@weft/core';
 import { Inject } from '@weft/core/spi';
 
 import { CircuitBreaker, Outcome, REJECT } from './circuit-breaker.js';
@@ -97,11 +97,18 @@ export class CircuitBreakerFilter extends Filter {
   /** The application's breakers and their state-change events. */
   readonly breakers: CircuitBreakerRegistry;
   private readonly slots = new WeakMap<URL, Map<string, Slot | null>>();
+  /** The chains this filter is in (their invokers), so that breakers no chain's rule names can be released. */
+  private readonly chains = new Set<Invoker>();
+  private releaseQueued = false;
   private lastUrl: URL | undefined;
   private lastMethod: string | undefined;
   private lastSlot: Slot | undefined;
 
-  constructor(@Inject(Logger) logger: Logger, @Inject(ApplicationEvents) events: ApplicationEvents) {
+  constructor(
+    @Inject(Logger) logger: Logger,
+    @Inject(ApplicationEvents) events: ApplicationEvents,
+    @Inject(ApplicationModel) private readonly app: ApplicationModel,
+  ) {
     super();
     this.breakers = new CircuitBreakerRegistry(logger, events);
   }
@@ -170,7 +177,47 @@ export class CircuitBreakerFilter extends Filter {
   /** Forgets every breaker and listener: the application shut down. */
   destroy(): void {
     this.lastUrl = this.lastSlot = undefined;
+    this.chains.clear();
     this.breakers.clear();
+  }
+
+  /** A provider's chain holds this filter: its rules keep their breakers. */
+  override onChainBuilt(invoker: Invoker): void {
+    this.chains.add(invoker);
+  }
+
+  /**
+   * A provider's chain is gone (the provider left, or an override re-referred it — possibly without this filter,
+   * when the override removed every breaker key): once the chains released together are gone, the breakers no
+   * remaining chain's rule names are removed — with a change to `closed` (reason `rule-removed`) for one that was
+   * not closed; silently while the application shuts down.
+   */
+  override onChainReleased(invoker: Invoker): void {
+    this.chains.delete(invoker);
+    if (this.releaseQueued) return;
+    this.releaseQueued = true;
+    // A directory releases the chains it replaced in one go, after building their replacements: one pass for all.
+    queueMicrotask(() => {
+      this.releaseQueued = false;
+      this.releaseUnused();
+    });
+  }
+
+  private releaseUnused(): void {
+    if (this.breakers.size === 0) return;
+    const live = new Set<string>();
+    for (const invoker of this.chains) {
+      const url = invoker.getUrl();
+      // The service's methods: from its definition, else from the provider URL's `methods` key.
+      const methods = new Set(invoker.getService()?.methodNames ?? (url.getParameter('methods') ?? '').split(','));
+      for (const slot of this.slots.get(url)?.values() ?? []) if (slot !== null) live.add(slot.rule.resource);
+      for (const method of methods) {
+        const rule = circuitBreakerRuleOf(url, method);
+        if (rule !== undefined) live.add(rule.resource);
+      }
+    }
+    this.lastUrl = this.lastSlot = undefined;
+    this.breakers.retain(live, !this.app.shuttingDown);
   }
 
   /** Counts a timed call or a probe when it settles (closures only here, off the common path). */

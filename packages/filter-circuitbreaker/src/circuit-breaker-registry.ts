@@ -125,6 +125,22 @@ export class CircuitBreakerRegistry {
     return breaker;
   }
 
+  /**
+   * Removes the breakers whose resource is not in `resources` (no rule names them any more): a breaker that was not
+   * closed reports a change to `closed` (reason `rule-removed`) when `report` is set (not while the application shuts
+   * down); the application's event channel hears `circuitbreaker.removed` for each, so observers drop its series.
+   */
+  retain(resources: ReadonlySet<string>, report: boolean): void {
+    for (const [resource, breaker] of [...this.breakers]) {
+      if (resources.has(resource)) continue;
+      breaker.retired = true;
+      this.breakers.delete(resource);
+      if (breaker.state !== 'closed' && report) this.changed(breaker, breaker.state, 'closed', 'rule-removed');
+      const rule = breaker.rule;
+      this.events?.emit({ type: 'circuitbreaker.removed', service: rule.service, method: rule.method, resource, address: rule.address });
+    }
+  }
+
   /** Forgets every breaker and listener (the application shut down). */
   clear(): void {
     for (const breaker of this.breakers.values()) breaker.retired = true;
@@ -187,5 +203,7 @@ function explain(event: CircuitBreakerStateChange): string {
       return `${rule.probes} probe${rule.probes === 1 ? '' : 's'} succeeded`;
     case 'rule-changed':
       return 'the rule changed';
+    case 'rule-removed':
+      return 'no provider chain has a rule for it any more';
   }
 }

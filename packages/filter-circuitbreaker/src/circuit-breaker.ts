@@ -24,7 +24,9 @@ export type CircuitBreakerTransitionReason =
   /** Every probe succeeded. */
   | 'recovered'
   /** The rule changed (a pushed override): the breaker starts over, or a forced state began or ended. */
-  | 'rule-changed';
+  | 'rule-changed'
+  /** No rule names the breaker's resource any more (an override removed it): the breaker is gone, calls pass. */
+  | 'rule-removed';
 
 /**
  * How a call ended, for the statistics.

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { defineService, RpcError, URL, WeftApplication, type Registry } from '@weft/core';
+import { ApplicationEvents, defineService, Invocation, RpcError, URL, WeftApplication, type Registry } from '@weft/core';
 import { circuitBreakersOf } from '@weft/filter-circuitbreaker';
 import { createTestApp, freePort, RecordingLogger, type TestApp } from '@weft/test-utils';
 
@@ -108,6 +108,42 @@ describe('circuit breaker rules pushed at runtime (tri, embedded registry)', () 
 
     consumer.override(greeter, {});
     await eventually(() => outcome(() => greeter.sayHello('d')), (o) => o === 'ok: hello d');
+    // The chain was rebuilt without the filter: the breaker is released, and says so.
+    await eventually(() => circuitBreakersOf(consumer).get('org.acme.Greeter#sayHello')?.state ?? 'none', (s) => s === 'none');
+    expect((consumer.model.logger as RecordingLogger).of('warn')).toContain(
+      'circuit breaker org.acme.Greeter#sayHello: forced-open → closed (no provider chain has a rule for it any more; rule: forced open).',
+    );
+  });
+
+  it('an override of another key keeps an open breaker open (same rule); an override without the rule releases the breaker', async () => {
+    const { consumer, greeter } = await setUp();
+    const removed: string[] = [];
+    consumer.model.getService(ApplicationEvents).on('circuitbreaker.removed', (e) => removed.push(String(e['resource'])));
+    const rule = { circuitbreaker: 'error-count', 'circuitbreaker.threshold': 1, 'circuitbreaker.min-requests': 1, 'circuitbreaker.open-duration': 60000 };
+    consumer.override(greeter, rule);
+    behaviour.fail = true;
+    await eventually(() => outcome(() => greeter.sayHello('f')), (o) => o === 'ok: degraded');
+    const breakers = circuitBreakersOf(consumer);
+    const open = breakers.get('org.acme.Greeter#sayHello');
+    expect(open?.state).toBe('open');
+    behaviour.fail = false;
+
+    // A timeout change re-refers the provider with a new URL: the same rule keeps the same breaker, still open.
+    const url = consumer.override(greeter, { ...rule, timeout: 4000 });
+    expect(url.getParameter('timeout')).toBe('4000');
+    await eventually(() => consumer.getDirectory(greeter)?.list(new Invocation({ methodName: 'sayHello', args: ['t'] }))[0]?.getUrl().getParameter('timeout'), (t) => t === '4000');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(breakers.get('org.acme.Greeter#sayHello')).toBe(open);
+    expect(await greeter.sayHello('still')).toBe('degraded');
+    expect(removed).toEqual([]);
+
+    // The rule removed (the filter leaves the chain): the breaker goes, and the calls reach the provider again.
+    consumer.override(greeter, { timeout: 4000 });
+    await eventually(() => outcome(() => greeter.sayHello('back')), (o) => o === 'ok: hello back');
+    await eventually(() => removed, (r) => r.length > 0);
+    expect(removed).toEqual(['org.acme.Greeter#sayHello']);
+    expect(breakers.get('org.acme.Greeter#sayHello')).toBeUndefined();
+    expect(breakers.size).toBe(0);
   });
 
   it('a rule registered in the registry (configurators) forces the breaker open; unregistering it restores the calls', async () => {

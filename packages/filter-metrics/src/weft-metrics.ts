@@ -49,6 +49,11 @@ class EventCounts {
     this.counts.set(Object.values(labels).join('\u0000'), { labels, value });
   }
 
+  /** Drops the series whose labels match (a resource that no longer exists). */
+  removeWhere(matches: (labels: Record<string, string>) => boolean): void {
+    for (const [key, entry] of this.counts) if (matches(entry.labels)) this.counts.delete(key);
+  }
+
   samples(): Sample[] {
     return [...this.counts.values()].map(({ labels, value }) => ({ labels, value }));
   }
@@ -95,6 +100,7 @@ export class WeftMetrics {
       events.on('mock.fail', (e) => this.mocks.add({ ...this.eventLabels(e), mode: 'fail' })),
       events.on('limit.refused', (e) => this.refusals.add({ ...this.eventLabels(e), limiter: String(e['limiter']) })),
       events.on('circuitbreaker.state', (e) => this.breakerChanged(e)),
+      events.on('circuitbreaker.removed', (e) => this.breakers.removeWhere((labels) => labels['resource'] === String(e['resource'] ?? ''))),
       events.on('registry.notify', (e) => this.notified(e)),
       events.on('connection.opened', (e) => this.connected(e, 1)),
       events.on('connection.closed', (e) => this.connected(e, -1)),

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import parsePrometheusTextFormat, { type ParsedFamily } from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { defineService, RpcError, WeftApplication } from '@weft/core';
+import { defineService, RpcError, WeftApplication, type CallableProxy } from '@weft/core';
 import { metricsOf } from '@weft/filter-metrics';
 import { createTestApp, freePort, type TestApp } from '@weft/test-utils';
 
@@ -25,6 +25,8 @@ function value(name: string, labels: Record<string, string>): number | undefined
   const found = families.find((f) => f.name === name)?.metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v));
   return found?.value === undefined ? undefined : Number(found.value);
 }
+
+let greeter: CallableProxy<(typeof Greeter)['methods']>;
 
 beforeAll(async () => {
   testApp = createTestApp(
@@ -44,7 +46,7 @@ beforeAll(async () => {
     { busy: () => new Promise<string>((resolve) => setTimeout(() => resolve('done'), 150)), closedDoor: () => 'open' },
     { protocol: 'tri', host: '127.0.0.1', port, methods: { busy: { executes: 1 } } },
   );
-  const greeter = await app.refer(Greeter, { retries: 0, timeout: 3000, methods: { closedDoor: { 'circuitbreaker.force': 'open' } } });
+  greeter = await app.refer(Greeter, { retries: 0, timeout: 3000, methods: { closedDoor: { 'circuitbreaker.force': 'open' } } });
   const outcomes = await Promise.all([greeter.busy(), greeter.busy()].map((p) => p.then(String, (e: unknown) => (e instanceof RpcError ? e.code : 'other'))));
   expect(outcomes.sort()).toEqual(['done', 'limit-exceeded']);
   expect(await greeter.closedDoor().catch((e: unknown) => (e instanceof RpcError ? e.code : 'other'))).toBe('circuit-open');
@@ -82,5 +84,20 @@ describe('series fed by events', () => {
     expect(states.map((state) => value('weft_consumer_circuitbreaker_state', { ...resource, state }))).toEqual([0, 0, 0, 1, 0]);
     // A refusal of an open breaker never reached the provider.
     expect(value('dubbo_provider_requests_total', { application_name: 'metrics-events', interface: 'org.acme.Greeter', method: 'closedDoor' })).toBeUndefined();
+  });
+
+  it('drops the breaker series when an override removes the breaker rule (its chain is rebuilt without the filter)', async () => {
+    app.override(greeter, { 'closedDoor.circuitbreaker.force': null });
+    const deadline = Date.now() + 5000;
+    let after = families;
+    for (;;) {
+      const answer = await greeter.closedDoor().catch((e: unknown) => (e instanceof RpcError ? e.code : 'other'));
+      after = parsePrometheusTextFormat(await metricsOf(app).scrape());
+      const series = after.find((f) => f.name === 'weft_consumer_circuitbreaker_state')?.metrics ?? [];
+      if (answer === 'open' && !series.some((m) => m.labels?.['resource'] === 'org.acme.Greeter#closedDoor')) break;
+      if (Date.now() > deadline) throw new Error(`the breaker series stayed: ${JSON.stringify(series)}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(after.find((f) => f.name === 'dubbo_consumer_requests_succeed_total')?.metrics.some((m) => m.labels?.['method'] === 'closedDoor')).toBe(true);
   });
 });

@@ -545,6 +545,7 @@ export class WeftApplication {
 
   private async doShutdown(timeout: number): Promise<void> {
     const deadline = Date.now() + timeout;
+    this.model.shuttingDown = true;
     this.gate.closing = new RpcError(RpcErrorCode.NO_INVOKER, `Application "${this.name}" is shutting down; no new calls are accepted.`);
     const drained = await this.gate.whenIdle(timeout);
     if (!drained) this.model.logger.warn(`shutdown of "${this.name}": ${this.gate.active} call(s) still in flight after ${timeout} ms; closing anyway.`);

@@ -4,7 +4,7 @@ import { safeLog, type Logger } from './logger.js';
  * One thing that happened inside an application, for observers (metrics, logs) that must not import its source.
  *
  * @remarks `type` is a dotted name owned by the emitting package (`mock.force`, `mock.fail`, `limit.refused`,
- * `circuitbreaker.state`, `registry.notify`, `connection.opened`, `connection.closed`); the other fields depend
+ * `circuitbreaker.state`, `circuitbreaker.removed`, `registry.notify`, `connection.opened`, `connection.closed`); the other fields depend
  * on it and are plain data. Event types and their fields are listed in `docs/guide/observability.md`.
  *
  * @example

@@ -30,6 +30,11 @@ export class ApplicationModel extends ScopeModel {
    * then. `undefined`: no deadline was given (the scope was destroyed directly).
    */
   shutdownDeadline: number | undefined = undefined;
+  /**
+   * Whether `WeftApplication.shutdown()` has begun: chains released from then on are released because the
+   * application is going, not because a provider or a rule changed (filters use it to stay quiet).
+   */
+  shuttingDown = false;
 
   /** @internal Use `framework.newApplication()`. */
   constructor(

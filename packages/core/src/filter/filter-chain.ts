@@ -66,6 +66,8 @@ class ListeningFilterNode extends FilterNode {
 class ListenerInvoker extends Invoker {
   private readonly responders: readonly { readonly filter: Filter; readonly name: string }[];
   private readonly errorers: readonly { readonly filter: Filter; readonly name: string }[];
+  /** As {@link FilterNode.release}. */
+  declare release: (() => void) | undefined;
 
   constructor(
     private readonly head: Invoker,
@@ -75,6 +77,7 @@ class ListenerInvoker extends Invoker {
     private readonly window: SyncWindow,
   ) {
     super();
+    this.release = undefined;
     // Innermost first, only the filters that have each hook.
     this.responders = listeners.filter((l) => typeof l.filter.onResponse === 'function').reverse();
     this.errorers = listeners.filter((l) => typeof l.filter.onError === 'function').reverse();
@@ -93,6 +96,7 @@ class ListenerInvoker extends Invoker {
   }
 
   override destroy(): void | Promise<void> {
+    this.release?.();
     return this.origin.destroy();
   }
 
@@ -162,7 +166,7 @@ function callHook(logger: Logger, name: string, hook: 'onResponse' | 'onError', 
   }
 }
 
-function hookThrew(logger: Logger, name: string, hook: 'onResponse' | 'onError', error: unknown): void {
+function hookThrew(logger: Logger, name: string, hook: 'onResponse' | 'onError' | 'onChainBuilt' | 'onChainReleased', error: unknown): void {
   safeLog(logger, 'error', `Filter "${name}" ${hook}() threw; the call's outcome is unchanged.`, error);
 }
 
@@ -182,7 +186,9 @@ function hookThrew(logger: Logger, name: string, hook: 'onResponse' | 'onError',
  * the way). Each filter's answer is checked: undefined, null or a primitive rejects with `RpcError` `unknown`
  * naming the filter; another object that is neither a `Result` nor a thenable is caught at the outermost filter,
  * whose message says it may come from a filter inside it. Each distinct filter class gets its own link class
- * (one `invoke` literal each), so the chain's call sites stay monomorphic.
+ * (one `invoke` literal each), so the chain's call sites stay monomorphic. Filters with `onChainBuilt` hear of the
+ * chain now; those with `onChainReleased` hear once when the returned invoker is destroyed (or, for an export, when
+ * the service is unexported).
  *
  * @example
  * ```ts
@@ -217,5 +223,48 @@ export function buildFilterChain(
         ? new ListeningFilterNode(filter, name, next, invoker, window)
         : filterNode(positions[i] as number, filter, name, next, invoker);
   }
-  return listeners.length > 0 ? new ListenerInvoker(next, invoker, listeners, logger, window) : next;
+  const head = listeners.length > 0 ? new ListenerInvoker(next, invoker, listeners, logger, window) : (next as FilterNode);
+  head.release = lifecycle(filters, nameOf, invoker, logger);
+  return head;
+}
+
+/**
+ * Calls `onChainBuilt` of the filters that have it, and returns what calls their `onChainReleased` once (undefined
+ * when none has it).
+ */
+function lifecycle(filters: readonly Filter[], nameOf: (filter: Filter) => string, invoker: Invoker, logger: Logger): (() => void) | undefined {
+  const releasing: Filter[] = [];
+  for (const filter of filters) {
+    if (typeof filter.onChainBuilt === 'function') {
+      try {
+        filter.onChainBuilt(invoker);
+      } catch (error) {
+        hookThrew(logger, nameOf(filter), 'onChainBuilt', error);
+      }
+    }
+    if (typeof filter.onChainReleased === 'function' && !releasing.includes(filter)) releasing.push(filter);
+  }
+  if (releasing.length === 0) return undefined;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    for (const filter of releasing) {
+      try {
+        filter.onChainReleased?.(invoker);
+      } catch (error) {
+        hookThrew(logger, nameOf(filter), 'onChainReleased', error);
+      }
+    }
+  };
+}
+
+/**
+ * Calls the `onChainReleased` hooks of a chain built by {@link buildFilterChain} (once; nothing for another
+ * invoker) without destroying the invoker it wraps: for an unexported service.
+ *
+ * @internal
+ */
+export function releaseFilterChain(chain: Invoker): void {
+  if (chain instanceof FilterNode || chain instanceof ListenerInvoker) chain.release?.();
 }

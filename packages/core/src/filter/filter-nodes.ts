@@ -19,6 +19,9 @@ import type { Filter } from './filter.js';
  * link class, so both stay monomorphic and the engine can inline across the chain.
  */
 export abstract class FilterNode extends Invoker {
+  /** At the head of a chain whose filters have `onChainReleased`: calls them (once), on destroy or unexport. */
+  declare release: (() => void) | undefined;
+
   constructor(
     readonly filter: Filter,
     readonly name: string,
@@ -26,6 +29,7 @@ export abstract class FilterNode extends Invoker {
     protected readonly origin: Invoker,
   ) {
     super();
+    this.release = undefined;
   }
 
   getUrl(): URL {
@@ -41,6 +45,7 @@ export abstract class FilterNode extends Invoker {
   }
 
   override destroy(): void | Promise<void> {
+    this.release?.();
     return this.origin.destroy();
   }
 }

@@ -50,4 +50,23 @@ export abstract class Filter {
 
   /** Called once when the call rejected, or when this or an inner filter threw. */
   onError?(error: unknown, invoker: Invoker, invocation: Invocation): void;
+
+  /**
+   * Called when a chain holding this filter is built around `invoker`: an export, a refer, or a provider re-referred
+   * because its URL changed (an override); `invoker.getUrl()` is what the chain's calls will see.
+   *
+   * @remarks
+   * With {@link Filter.onChainReleased}, this tells a filter which chains use it, so that state it keeps per
+   * resource (a breaker, a label set) can be released when no chain needs it any more — for instance when an
+   * override removes the keys that activated the filter, and the provider's chain is rebuilt without it. A
+   * throwing hook is logged and does not stop the chain from being built.
+   */
+  onChainBuilt?(invoker: Invoker): void;
+
+  /**
+   * Called once when a chain built with {@link Filter.onChainBuilt} is released: its provider left or was replaced
+   * (a consumer chain is destroyed after its replacement is built), the reference was destroyed, or the service was
+   * unexported.
+   */
+  onChainReleased?(invoker: Invoker): void;
 }

@@ -3,11 +3,11 @@ import { Logger as LoggerToken } from '../common/logger.js';
 import type { ExtensionLoader } from '../extension/extension-loader.js';
 import { Inject, InjectLoader, InjectWrapped } from '../extension/injector.js';
 import { Filter } from '../filter/filter.js';
-import { buildFilterChain } from '../filter/filter-chain.js';
+import { buildFilterChain, releaseFilterChain } from '../filter/filter-chain.js';
 import type { Invoker } from '../rpc/invoker.js';
 import type { URL } from '../rpc/url.js';
 import type { ServiceDefinition } from '../service/service-definition.js';
-import type { Exporter } from './exporter.js';
+import { Exporter } from './exporter.js';
 import { Protocol } from './protocol.js';
 import { maskedIdentity } from '../common/mask-secrets.js';
 import { refuseUnhonouredTls } from '../transport/tls-keys.js';
@@ -49,7 +49,9 @@ export class ProtocolFilterWrapper extends Protocol {
     const url = invoker.getUrl();
     if (isRegistry(url)) return this.protocol.export(invoker);
     refuseUnhonouredTls(url, `export(${url.getServiceKey() ?? url.path})`, 'provider', this.protocol);
-    return this.protocol.export(this.chain(invoker, url, 'service.filter', 'provider'));
+    const chain = this.chain(invoker, url, 'service.filter', 'provider');
+    const exporter = await this.protocol.export(chain);
+    return chain === invoker ? exporter : new ChainExporter(exporter, chain);
   }
 
   async refer(service: ServiceDefinition, url: URL): Promise<Invoker> {
@@ -77,5 +79,27 @@ export class ProtocolFilterWrapper extends Protocol {
         `${filters.map(nameOf).join(' → ') || '(no filters)'}`,
     );
     return buildFilterChain(invoker, filters, nameOf, this.logger);
+  }
+}
+
+/** An export through a filter chain: unexporting releases the chain (its filters' `onChainReleased`) once done. */
+class ChainExporter extends Exporter {
+  constructor(
+    private readonly exporter: Exporter,
+    private readonly chain: Invoker,
+  ) {
+    super();
+  }
+
+  getInvoker(): Invoker {
+    return this.exporter.getInvoker();
+  }
+
+  async unexport(): Promise<void> {
+    try {
+      await this.exporter.unexport();
+    } finally {
+      releaseFilterChain(this.chain);
+    }
   }
 }
