@@ -39,10 +39,10 @@ class Watching extends Filter {
   invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
     return invoker.invoke(invocation);
   }
-  onChainBuilt(invoker: Invoker): void {
+  override onChainBuilt(invoker: Invoker): void {
     this.heard.push(`built ${invoker.getUrl().path}`);
   }
-  onChainReleased(invoker: Invoker): void {
+  override onChainReleased(invoker: Invoker): void {
     this.heard.push(`released ${invoker.getUrl().path}`);
   }
 }
@@ -56,7 +56,7 @@ class Plain extends Filter {
 /** A filter with listener hooks too (the chain's head is then the listener invoker). */
 class Listening extends Watching {
   responses = 0;
-  onResponse(): void {
+  override onResponse(): void {
     this.responses++;
   }
 }
@@ -87,10 +87,10 @@ describe('buildFilterChain: chain lifecycle hooks', () => {
   it('a throwing hook is logged and neither stops the chain from being built nor the invoker from being destroyed', async () => {
     const logger = new SilentLogger();
     class Throwing extends Plain {
-      onChainBuilt(): void {
+      override onChainBuilt(): void {
         throw new Error('no');
       }
-      onChainReleased(): void {
+      override onChainReleased(): void {
         throw new Error('no again');
       }
     }

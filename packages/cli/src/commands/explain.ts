@@ -6,7 +6,7 @@ import { booleanFlag, integerFlag, listFlag, stringFlag, type ParsedArgs } from 
 import { HELP_OPTION, JSON_OPTION, ROOT_OPTION, type Command, type CommandContext } from '../command.js';
 import { ExitCode, formatTable, toJson, UsageError } from '../io.js';
 import { discoverProject, displayPath, findProjectRoot } from '../project.js';
-import { previewRouting, routerChainOf, type RoutingStep } from './explain-routing.js';
+import { previewRouting, routerChainOf, type OverridesStep, type RoutingStep } from './explain-routing.js';
 
 const FILTER_POINT = 'weft.rpc.Filter';
 /** What `defineService` accepts as an interface name. */
@@ -272,7 +272,15 @@ function protocolOf(url: URL, records: readonly ManifestRecord[]): { name: strin
 interface RoutingExplained {
   readonly routerList: string | null;
   readonly chain: readonly { readonly name: string; readonly package: string }[];
-  readonly sample: { readonly registry: string; readonly method: string; readonly attachments: Record<string, string>; readonly providers: readonly string[]; readonly steps: readonly RoutingStep[]; readonly problems: readonly string[] } | null;
+  readonly sample: {
+    readonly registry: string;
+    readonly method: string;
+    readonly attachments: Record<string, string>;
+    readonly providers: readonly string[];
+    readonly overrides: OverridesStep;
+    readonly steps: readonly RoutingStep[];
+    readonly problems: readonly string[];
+  } | null;
 }
 
 async function explainRouting(args: ParsedArgs, ctx: CommandContext, index: ReturnType<typeof discoverProject>, url: URL): Promise<RoutingExplained> {
@@ -311,6 +319,13 @@ Router chain (weft.rpc.Router, group consumer; router = ${routing.routerList ?? 
   ctx.out(`
 A sample call ${sample.method}()${tags ? ` with attachments ${tags}` : ''}, routed among the ${sample.providers.length} provider(s) at ${sample.registry} by the routers installed with weft:
 `);
+  const overrides = sample.overrides;
+  if (overrides.rules.length > 0) {
+    ctx.out(`  override rules matching these providers (${overrides.rules.length}): ${overrides.rules.join('; ')}
+`);
+    ctx.out(`  disabled by an override: ${overrides.disabled.join(', ') || '(none)'}
+`);
+  }
   ctx.out(
     formatTable(
       ['ROUTER', 'RULES', 'SELECTED', 'REMOVED'],
@@ -318,7 +333,9 @@ A sample call ${sample.method}()${tags ? ` with attachments ${tags}` : ''}, rout
     ),
   );
   const last = sample.steps[sample.steps.length - 1];
-  ctx.out(`  → the load balance chooses among: ${(last?.selected ?? sample.providers).join(', ') || '(none: the call fails with no-invoker)'}
+  const chosen = last?.selected ?? sample.providers.filter((p) => !overrides.disabled.includes(p));
+  const weighed = chosen.map((p) => (overrides.weights[p] === undefined ? p : `${p} (weight ${overrides.weights[p]})`));
+  ctx.out(`  → the load balance chooses among: ${weighed.join(', ') || '(none: the call fails with no-invoker)'}
 `);
   for (const problem of sample.problems) ctx.err(`weft explain: warning: ${problem}\n`);
 }
@@ -362,8 +379,10 @@ the listed methods' keys count. A value of false, 0, null or N/A (any case) does
 
 Routing (--side consumer): the router chain (weft.rpc.Router extensions activated in group consumer, the router
 key adding or removing names) is shown from the manifests. With --registry <url>, the service's current
-providers and routing rules are read from that registry and a sample call (--method, --attachment key=value) is
-routed through the routers installed with weft (@weft/routers) — what each one keeps and removes.`,
+providers, override rules and routing rules are read from that registry; the override rules configure the
+providers as a consumer's directory does (the ones they disable are left out, configured weights are shown), and a
+sample call (--method, --attachment key=value) is routed through the routers installed with weft (@weft/routers) —
+what each one keeps and removes.`,
   options: [
     { name: 'side', kind: 'string', value: 'provider|consumer', choices: ['provider', 'consumer'], description: 'Which chain: provider (export) or consumer (refer).' },
     { name: 'param', kind: 'list', value: 'key=value', description: 'Add a URL parameter (with --method: a method-level one).' },

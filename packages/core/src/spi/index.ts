@@ -109,3 +109,4 @@ export { isConfigurator, isMatch, isRouter, registryCategoryOf, RegistryCategory
 export { TimeSlicer } from '../registry/time-slicer.js';
 export { RuleLimitDefaults, RuleLimitKeys, ruleLimitsOf, type RuleLimits } from '../registry/rule-limits.js';
 export { OverrideIndex, type ConfiguredUrl, type OverridePlan } from '../registry/override-index.js';
+export { configureProviders, type ConfiguredProvider } from '../registry/configured-providers.js';
