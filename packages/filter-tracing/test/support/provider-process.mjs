@@ -1,7 +1,8 @@
-// A traced provider in its own process: node provider-process.mjs <app root> <port>
-// Exports org.acme.Greeter and org.acme.Downstream over tri on 127.0.0.1:<port>; Greeter.hello calls Downstream.ping
-// through a reference (the nested call), inside an application span of its own. Prints "ready", then answers each
-// "spans" line on stdin with one JSON line of the spans finished so far.
+// A traced provider in its own process: node provider-process.mjs <app root> <port> [protocol]
+// Exports org.acme.Greeter and org.acme.Downstream over <protocol> (`tri`, the default, or `dubbo`) on
+// 127.0.0.1:<port>; Greeter.hello calls Downstream.ping through a reference over the same protocol (the nested call),
+// inside an application span of its own. org.acme.Ticker (server streaming) is exported on tri only. Prints "ready",
+// then answers each "spans" line on stdin with one JSON line of the spans finished so far.
 import { createInterface } from 'node:readline';
 
 import { propagation, context, trace } from '@opentelemetry/api';
@@ -10,9 +11,11 @@ import { defineService, WeftApplication } from '@weft/core';
 import { installTracing, spanData } from './otel.mjs';
 
 const exporter = installTracing();
-const [root, port] = process.argv.slice(2);
+const [root, port, protocol = 'tri'] = process.argv.slice(2);
 
+// The Java class dubbo:// sends the error as (a Weft consumer rebuilds its declared Declined from it).
 class Declined extends Error {
+  static javaClass = 'org.acme.Declined';
   name = 'Declined';
 }
 
@@ -25,9 +28,9 @@ const Downstream = defineService('org.acme.Downstream', { ping: { args: [String]
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 const app = await WeftApplication.start({ root, name: 'traced-provider', logger: silent });
-const where = { protocol: 'tri', host: '127.0.0.1', port: Number(port) };
+const where = { protocol, host: '127.0.0.1', port: Number(port) };
 await app.export(Downstream, { ping: (text) => `pong ${text} (baggage ${propagation.getActiveBaggage()?.getEntry('tenant')?.value ?? 'none'})` }, where);
-const downstream = await app.refer(Downstream, { url: `tri://127.0.0.1:${port}`, retries: 0 });
+const downstream = await app.refer(Downstream, { url: `${protocol}://127.0.0.1:${port}`, retries: 0 });
 const tracer = trace.getTracer('provider-app');
 await app.export(
   Greeter,
@@ -46,18 +49,20 @@ await app.export(
   },
   where,
 );
-await app.export(
-  Ticker,
-  {
-    async *countdown(from) {
-      for (let n = from; n > 0; n--) {
-        await new Promise((resolve) => setTimeout(resolve, 25));
-        yield n;
-      }
+if (protocol === 'tri') {
+  await app.export(
+    Ticker,
+    {
+      async *countdown(from) {
+        for (let n = from; n > 0; n--) {
+          await new Promise((resolve) => setTimeout(resolve, 25));
+          yield n;
+        }
+      },
     },
-  },
-  where,
-);
+    where,
+  );
+}
 process.stdout.write('ready\n');
 createInterface({ input: process.stdin }).on('line', (line) => {
   if (line === 'spans') process.stdout.write(`${JSON.stringify(exporter.getFinishedSpans().map(spanData))}\n`);

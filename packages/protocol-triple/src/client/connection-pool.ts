@@ -44,8 +44,13 @@ export interface ConnectionOptions {
 const BACKOFF_MULTIPLIER = 1.6;
 /** Random spread of each delay: ±20 % (gRPC's). */
 const BACKOFF_JITTER = 0.2;
-/** A session that received GOAWAY within this long after connecting is replaced after a backoff, not at once. */
+/**
+ * A session that ends within this long after connecting is not replaced at once: after a graceful GOAWAY the
+ * connection goes idle (the next call connects), otherwise it backs off.
+ */
 const MIN_HEALTHY_LIFETIME = 1000;
+/** HTTP/2 error code of a graceful GOAWAY (a provider closing an idle connection, or shutting down). */
+const NGHTTP2_NO_ERROR = 0;
 
 /**
  * The reconnect delay before attempt `attempt` (0-based): `backoff × 1.6^attempt`, capped at `maxBackoff`, ±20 %.
@@ -106,9 +111,11 @@ export class SessionHandle {
 type ConnectionState = 'idle' | 'connecting' | 'ready' | 'backoff' | 'closed';
 
 /**
- * One HTTP/2 connection to a provider that reconnects by itself: after a failed attempt or a lost connection it
- * waits `backoff × 1.6^n` ms (±20 %, capped at `maxBackoff`) and tries again; after GOAWAY it opens a new session
- * while the old one drains.
+ * One HTTP/2 connection to a provider that reconnects by itself: after a failed attempt it waits
+ * `backoff × 1.6^n` ms (±20 %, capped at `maxBackoff`) and tries again; when a session that was up for a while
+ * ends (GOAWAY, or the connection lost) it opens a new one at once, while the old one drains; when a young session
+ * gets a graceful GOAWAY (a provider's short `idle-timeout`) while the provider's port still accepts connections, it
+ * goes idle, and the next call connects — as a gRPC channel leaving IDLE does — instead of backing off.
  */
 class TripleConnection {
   state: ConnectionState = 'idle';
@@ -211,19 +218,25 @@ class TripleConnection {
       this.startHeartbeat(handle);
       this.wake();
     });
-    session.once('goaway', () => {
+    session.once('goaway', (errorCode: number) => {
       if (this.handle !== handle || this.state === 'closed') return;
       // The session drains its streams and closes by itself; new calls need a new one.
+      const healthy = this.state === 'ready' && Date.now() - this.connectedAt >= MIN_HEALTHY_LIFETIME;
       this.handle = undefined;
       this.stopHeartbeat();
-      if (Date.now() - this.connectedAt < MIN_HEALTHY_LIFETIME) this.scheduleReconnect();
-      else this.open();
+      if (healthy) this.open();
+      else if (this.state === 'ready' && errorCode === NGHTTP2_NO_ERROR) this.goIdle();
+      else this.scheduleReconnect();
     });
     session.once('close', () => {
       if (this.handle !== handle || this.state === 'closed') return;
+      // A failed attempt, or a session lost soon after it connected, backs off; a session lost after a healthy
+      // lifetime is replaced at once (a call meanwhile waits for the new one instead of failing fast).
+      const healthy = this.state === 'ready' && Date.now() - this.connectedAt >= MIN_HEALTHY_LIFETIME;
       this.handle = undefined;
       this.stopHeartbeat();
-      this.scheduleReconnect();
+      if (healthy) this.open();
+      else this.scheduleReconnect();
     });
     this.timer = setTimeout(() => {
       if (this.handle !== handle || this.state !== 'connecting') return;
@@ -231,6 +244,30 @@ class TripleConnection {
       session.destroy();
     }, options.connectTimeout);
     this.timer.unref?.();
+  }
+
+  /**
+   * No session and no attempt pending: the next `acquire()` (a call) connects. A graceful GOAWAY is also what a
+   * provider shutting down sends, so a bare TCP connect checks that the port still listens: if it is refused, the
+   * connection backs off (unavailable) as after a failed attempt.
+   */
+  private goIdle(): void {
+    this.clearTimers();
+    this.state = 'idle';
+    this.attempts = 0;
+    this.wake();
+    const probe = connectSocket(new globalThis.URL(`http://${this.options.address}`));
+    probe.unref();
+    const done = (error?: Error): void => {
+      probe.destroy();
+      // A call meanwhile opened a session, or the pool closed: that attempt decides.
+      if (this.state !== 'idle' || this.handle !== undefined || error === undefined) return;
+      this.lastError = error;
+      this.scheduleReconnect();
+    };
+    probe.once('connect', () => done());
+    probe.once('error', done);
+    probe.setTimeout(this.options.connectTimeout, () => done(new Error(`connect timeout after ${this.options.connectTimeout} ms`)));
   }
 
   private scheduleReconnect(): void {
