@@ -3,7 +3,7 @@
 // the mocked value; remove → real answers again; weight 0 drains a provider; disable → no calls; condition routes
 // steer calls; the breaker can be forced. Without "confirm" an action only answers its plan and writes nothing;
 // invalid input is refused with the validators' messages.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -325,7 +325,7 @@ describe('providers', () => {
 });
 
 describe('routes', () => {
-  it('a condition route steers calls to one provider; DELETE removes it; a malformed rule is 400 with the router message', async () => {
+  it('a condition route steers calls to one provider; DELETE removes it; a malformed rule is 400 with the router message; a tag rule goes to the config centre', async () => {
     const b = providers[1] as RunningProvider;
     const port = b.address.split(':')[1];
     const text = `method = sayHello => port = ${port}`;
@@ -341,9 +341,16 @@ describe('routes', () => {
     const bad = await client.call('POST', `/api/services/${SERVICE}/routes`, { kind: 'condition', text: 'method = => =>', confirm: true });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatch(/^rejected, nothing written: the rule "method = => =>": /);
-    const tag = await client.call('POST', `/api/services/${SERVICE}/routes`, { kind: 'tag', text: 'tags: []', application: 'provider-a' });
-    expect(tag.status).toBe(400);
-    expect(tag.body.error).toContain('has no config centre: tag rules need ZooKeeper');
+    // A tag rule goes to the embedded config centre: a private file, planned with its ZooKeeper equivalent.
+    const yaml = `tags:\n- name: blue\n  addresses: ["${(providers[0] as RunningProvider).address}"]\n`;
+    const file = join(dir, 'dubbo', 'config', 'dubbo', 'provider-a.tag-router');
+    const tag = await client.act('POST', `/api/services/${SERVICE}/routes`, { kind: 'tag', text: yaml, application: 'provider-a', confirm: true });
+    expect(tag.plan.rules).toEqual([{ op: 'write', node: file, url: yaml }]);
+    expect(tag.plan.zkCli).toEqual([`create /dubbo/config/dubbo/provider-a.tag-router '${yaml}'`]);
+    expect(readFileSync(file, 'utf8')).toBe(yaml);
+    const untag = await client.act('DELETE', `/api/services/${SERVICE}/routes`, { kind: 'tag', application: 'provider-a', confirm: true });
+    expect(untag.plan.zkCli).toEqual(['delete /dubbo/config/dubbo/provider-a.tag-router']);
+    expect(existsSync(file)).toBe(false);
     const kind = await client.call('POST', `/api/services/${SERVICE}/routes`, { kind: 'script', text: 'x' });
     expect(kind.status).toBe(400);
   });

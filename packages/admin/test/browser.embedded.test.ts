@@ -16,5 +16,5 @@ afterAll(async () => {
 });
 
 describe('the console on the embedded registry', () => {
-  consoleScenario(() => world as ConsoleWorld, { screenshots: process.env['WEFT_SCREENSHOTS'] === '1', configCentre: false });
+  consoleScenario(() => world as ConsoleWorld, { screenshots: process.env['WEFT_SCREENSHOTS'] === '1' });
 });

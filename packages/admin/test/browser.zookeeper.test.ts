@@ -23,5 +23,5 @@ afterAll(async () => {
 });
 
 describe('the console on ZooKeeper', () => {
-  consoleScenario(() => world as ConsoleWorld, { screenshots: false, configCentre: true });
+  consoleScenario(() => world as ConsoleWorld, { screenshots: false });
 });

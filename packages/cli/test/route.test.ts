@@ -1,6 +1,6 @@
 // weft route against an embedded registry (routers-category rules) and a real ZooKeeper (config-centre YAML
 // rules): rules are validated by the consumers' own routers before anything is written.
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -61,10 +61,30 @@ describe('weft route add / list / rm (routers category)', () => {
     expect(routerFiles()).toEqual([]);
   });
 
-  it('put needs a config centre: the embedded registry has none', async () => {
-    const put = await route('put', '--registry', registry, '--kind', 'tag', '--key', 'user-service', '--yaml', 'tags: [{name: gray, addresses: ["10.0.0.3"]}]');
-    expect(put.code).toBe(1);
-    expect(put.stderr).toContain('has no config centre: YAML rules need ZooKeeper');
+  it('put / list / rm a YAML rule in the embedded config centre (a private file per key); config-center=false refuses put', async () => {
+    const yaml = 'tags: [{name: gray, addresses: ["10.0.0.3:50051"]}]';
+    const file = join(dir, 'dubbo', 'config', 'dubbo', 'user-service.tag-router');
+    const put = await route('put', '--registry', registry, '--kind', 'tag', '--key', 'user-service', '--yaml', yaml);
+    expect(put.stderr).toBe('');
+    expect(put.stdout).toBe(`Wrote the tag rule ${file} to ${registry}.\n`);
+    expect(readFileSync(file, 'utf8')).toBe(yaml);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const listed = json<{ documents: { path: string; text: string }[] }>(
+      await route('list', '--registry', registry, '--service', 'org.acme.Users', '--provider-application', 'user-service', '--json'),
+    );
+    expect(listed.documents).toEqual([{ path: file, text: yaml }]);
+    // A rule the tag router refuses is not written.
+    const bad = await route('put', '--registry', registry, '--kind', 'tag', '--key', 'user-service', '--yaml', 'tags: [{name: gray}]');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('rejected, nothing written');
+    expect(readFileSync(file, 'utf8')).toBe(yaml);
+    const removed = await route('rm', '--registry', registry, '--kind', 'tag', '--key', 'user-service');
+    expect(removed.code).toBe(0);
+    expect(existsSync(file)).toBe(false);
+
+    const off = await route('put', '--registry', `${registry}?config-center=false`, '--kind', 'tag', '--key', 'user-service', '--yaml', yaml);
+    expect(off.code).toBe(1);
+    expect(off.stderr).toContain('has no config centre (config-center=false): YAML rules need one (or use weft route add for a routers URL)');
   });
 
   it('usage errors', async () => {

@@ -58,7 +58,7 @@ beforeAll(() => {
   for (const entry of ['package.json', 'dist', 'META-INF', 'manifest.schema.json']) {
     cpSync(join(coreDir, entry), join(modules, '@weft', 'core', entry), { recursive: true });
   }
-  for (const name of ['tsyringe', 'reflect-metadata', 'typescript', 'vitest', '@types/node']) {
+  for (const name of ['tsyringe', 'reflect-metadata', 'yaml', 'typescript', 'vitest', '@types/node']) {
     mkdirSync(dirname(join(modules, name)), { recursive: true });
     symlinkSync(realpathSync(join(repoRoot, 'node_modules', name)), join(modules, name), 'dir');
   }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { AbstractRegistry, RegistryCategory, registryCategoryOf, URL, type Logger } from '@weft/core';
 import { ruleLimitsOf, RuleLimitKeys, safeLog, TimeSlicer } from '@weft/core/spi';
 
+import { EmbeddedConfigCentre, newDocument, type ConfigDocument, type DocumentKind } from './config-centre.js';
 import { checkRegistryFolder, currentUid } from './registry-folder.js';
 
 /** What an entry file holds. */
@@ -30,6 +31,10 @@ interface Watch {
   readonly dirty: Map<RegistryCategory, Set<string> | true>;
   /** The next scan checks every entry's stat (a poll; or a change event without a file name). */
   full: boolean;
+  /** The config-centre documents this subscription reads, by key. */
+  readonly documents: Map<string, ConfigDocument>;
+  /** Document keys change events reported since the last scan; `true` = unknown, check every document. */
+  configDirty: Set<string> | true;
 }
 
 /** One entry file as last read: its stat identity, and what it held. */
@@ -41,6 +46,9 @@ interface CachedEntry {
   readonly url: URL | undefined;
   readonly pid: number | undefined;
 }
+
+/** The folder under the registry's root that holds the config centre (not a service). */
+const CONFIG_FOLDER = 'config';
 
 /** Delay between a change event and the scan it triggers, in ms (coalesces bursts of writes). */
 const CHANGE_DELAY = 10;
@@ -64,6 +72,13 @@ const CATEGORIES = [RegistryCategory.PROVIDERS, RegistryCategory.CONFIGURATORS, 
  *   `poll.interval` ms (default 500; also catches dead processes), and notifies a category's full list when it
  *   changed.
  * - Writes are atomic (write to a temporary file, then rename); a malformed entry is logged and ignored.
+ * - **Config centre**: `<dir>/<group>/config/<config.group>/<URL-encoded key>` files hold the documents ZooKeeper keeps
+ *   at `/dubbo/config/dubbo/<key>` (`publishConfig`, `weft route put`): a subscription to `configurators` reads
+ *   `{application}.configurators` and `{interface}:{version}:{group}.configurators` (YAML rules, translated to
+ *   override URLs after the entries' own), one to `routers` reads `{application}.condition-router`,
+ *   `{service key}.condition-router` and each provider application's `.tag-router` and `.condition-router`
+ *   (delivered as `route://…?rule.yaml=…`, as ZooKeeper does). Only documents whose stat changed are read again; a
+ *   refused document (too large, not parsable) is logged and the previous rules stay. `config-center=false` turns it off.
  * Override rules and `mock://` providers work exactly as with ZooKeeper.
  *
  * @example
@@ -82,6 +97,7 @@ export class EmbeddedRegistry extends AbstractRegistry {
   private readonly maxBytes: number;
   /** Entry files read and bytes read so far (an unchanged entry is never read again). */
   readonly reads = { files: 0, bytes: 0 };
+  private readonly config: EmbeddedConfigCentre;
 
   constructor(url: URL, logger: Logger, defaultDirectory: string) {
     super(url, logger);
@@ -93,6 +109,8 @@ export class EmbeddedRegistry extends AbstractRegistry {
     const source = `registry ${url.protocol}://${url.path === '' ? '' : `/${url.path}`}`;
     checkRegistryFolder(directory, source);
     if (this.root !== directory) checkRegistryFolder(this.root, source);
+    const configFolder = url.getParameter('config-center', true) ? join(this.root, CONFIG_FOLDER, url.getParameter('config.group', 'dubbo')) : undefined;
+    this.config = new EmbeddedConfigCentre(configFolder, this.uid, ruleLimitsOf(url), logger, (file, owner) => this.reportForeign(file, owner), this.reads);
   }
 
   /** The folder this registry keeps its entries in. */
@@ -113,8 +131,31 @@ export class EmbeddedRegistry extends AbstractRegistry {
         return [];
       }
     };
-    const services = list(this.root).filter((name) => list(join(this.root, name)).some((category) => list(join(this.root, name, category)).length > 0));
+    const services = list(this.root).filter((name) => name !== CONFIG_FOLDER && list(join(this.root, name)).some((category) => list(join(this.root, name, category)).length > 0));
     return Promise.resolve(services.map((n) => URL.decode(n)));
+  }
+
+  /** The file of config-centre document `key`: `<root>/config/<config.group>/<URL-encoded key>`. */
+  override configPath(key: string): string | undefined {
+    return this.config.path(key);
+  }
+
+  /** Writes (or deletes, with `undefined`) config-centre document `key`, atomically, mode 0600. */
+  override publishConfig(key: string, content: string | undefined): Promise<void> {
+    try {
+      this.config.write(key, content);
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  override getConfig(key: string): Promise<string | undefined> {
+    try {
+      return Promise.resolve(this.config.read(key));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   protected async doRegister(url: URL): Promise<void> {
@@ -147,21 +188,45 @@ export class EmbeddedRegistry extends AbstractRegistry {
       soon: undefined,
       dirty: new Map(),
       full: true,
+      documents: new Map(),
+      configDirty: true,
     };
     watch.timer.unref?.();
     this.watches.set(key, watch);
-    for (const category of this.categoriesOf(subscription)) {
+    const categories = this.categoriesOf(subscription);
+    for (const category of categories) {
       const folder = this.folderOf(subscription, category);
       mkdirSync(folder, { recursive: true });
-      try {
-        const watcher = watchFolder(folder, { persistent: false }, (_event, name) => this.changed(watch, category, name));
-        watcher.on('error', () => undefined);
-        watch.watchers.push(watcher);
-      } catch (error) {
-        safeLog(this.logger, 'debug', `fs.watch unavailable for ${folder}; polling only (${(error as Error).message})`);
+      this.watchFolder(watch, folder, (name) => this.changed(watch, category, name));
+    }
+    if (this.config.folder !== undefined) {
+      const application = subscription.getApplication();
+      const service = subscription.getColonSeparatedKey();
+      if (categories.includes(RegistryCategory.CONFIGURATORS)) {
+        if (application) addDocument(watch, `${application}.configurators`, 'configurators', 'application');
+        addDocument(watch, `${service}.configurators`, 'configurators', 'service');
+      }
+      if (categories.includes(RegistryCategory.ROUTERS)) {
+        if (application) addDocument(watch, `${application}.condition-router`, 'condition', 'application');
+        addDocument(watch, `${service}.condition-router`, 'condition', 'service');
+      }
+      if (watch.documents.size > 0) {
+        mkdirSync(this.config.folder, { recursive: true, mode: 0o700 });
+        this.watchFolder(watch, this.config.folder, (name) => this.changedDocument(watch, name));
       }
     }
     await this.scan(watch, true);
+  }
+
+  /** Watches `folder` for `watch` (`fs.watch`; where it is unavailable, the poll alone notices changes). */
+  private watchFolder(watch: Watch, folder: string, onChange: (name: string | Buffer | null) => void): void {
+    try {
+      const watcher = watchFolder(folder, { persistent: false }, (_event, name) => onChange(name));
+      watcher.on('error', () => undefined);
+      watch.watchers.push(watcher);
+    } catch (error) {
+      safeLog(this.logger, 'debug', `fs.watch unavailable for ${folder}; polling only (${(error as Error).message})`);
+    }
   }
 
   protected async doUnsubscribe(subscription: URL): Promise<void> {
@@ -188,6 +253,24 @@ export class EmbeddedRegistry extends AbstractRegistry {
     if (typeof name !== 'string' || name === '') watch.dirty.set(category, true);
     else if (dirty === undefined) watch.dirty.set(category, new Set([name]));
     else if (dirty !== true) dirty.add(name);
+    this.scanSoon(watch);
+  }
+
+  /** A change event in the config-centre folder: remember which document, and scan soon if it is one of ours. */
+  private changedDocument(watch: Watch, name: string | Buffer | null): void {
+    if (typeof name !== 'string' || name === '') {
+      watch.configDirty = true;
+    } else {
+      // Temporary files, and documents this subscription does not read (one it starts reading is read then).
+      const key = this.config.keyOf(name);
+      if (key === undefined || !watch.documents.has(key)) return;
+      if (watch.configDirty !== true) watch.configDirty.add(key);
+    }
+    this.scanSoon(watch);
+  }
+
+  /** Schedules one scan shortly (a burst of change events makes one scan). */
+  private scanSoon(watch: Watch): void {
     if (watch.soon !== undefined) return;
     watch.soon = setTimeout(() => {
       watch.soon = undefined;
@@ -216,6 +299,8 @@ export class EmbeddedRegistry extends AbstractRegistry {
         watch.full = false;
         const dirty = new Map(watch.dirty);
         watch.dirty.clear();
+        const configDirty = full ? true : watch.configDirty;
+        watch.configDirty = new Set();
         const alive = new Map<number, boolean>();
         for (const category of this.categoriesOf(watch.subscription)) {
           if (this.destroyed || this.watches.get(watch.subscription.toString()) !== watch) return;
@@ -223,10 +308,14 @@ export class EmbeddedRegistry extends AbstractRegistry {
           const check = full ? true : (dirty.get(category) ?? new Set<string>());
           const next = await this.read(this.folderOf(watch.subscription, category), previous, check, alive, slicer);
           if (this.destroyed || this.watches.get(watch.subscription.toString()) !== watch) return;
-          if (!initial && previous !== undefined && sameEntries(previous, next)) continue;
+          const documents = this.refreshDocuments(watch, category, configDirty);
+          if (!initial && previous !== undefined && sameEntries(previous, next) && !documents) continue;
           watch.folders.set(category, next);
           const urls: URL[] = [];
           for (const entry of next.values()) if (entry.url !== undefined) urls.push(entry.url);
+          if (category === RegistryCategory.CONFIGURATORS || category === RegistryCategory.ROUTERS) {
+            urls.push(...this.config.urlsOf(watch.documents.values(), category, watch.subscription));
+          }
           this.notify(watch.subscription, category, urls);
         }
         initial = false;
@@ -234,6 +323,31 @@ export class EmbeddedRegistry extends AbstractRegistry {
     } finally {
       watch.scanning = false;
     }
+  }
+
+  /**
+   * Brings the config-centre documents a category delivers up to date (for `routers`, first adding the rules of
+   * provider applications seen among the providers); true when what they deliver changed.
+   */
+  private refreshDocuments(watch: Watch, category: RegistryCategory, dirty: ReadonlySet<string> | true): boolean {
+    if (category !== RegistryCategory.CONFIGURATORS && category !== RegistryCategory.ROUTERS) return false;
+    const added = new Set<string>();
+    if (category === RegistryCategory.ROUTERS && this.config.folder !== undefined) {
+      const consumerApp = watch.subscription.getApplication();
+      for (const entry of watch.folders.get(RegistryCategory.PROVIDERS)?.values() ?? []) {
+        const app = entry.url?.getApplication();
+        if (!app) continue;
+        if (addDocument(watch, `${app}.tag-router`, 'tag', 'provider-application')) added.add(`${app}.tag-router`);
+        if (app !== consumerApp && addDocument(watch, `${app}.condition-router`, 'condition', 'provider-application')) added.add(`${app}.condition-router`);
+      }
+    }
+    let changed = false;
+    for (const document of watch.documents.values()) {
+      if ((document.kind === 'configurators') !== (category === RegistryCategory.CONFIGURATORS)) continue;
+      if (dirty !== true && !dirty.has(document.key) && !added.has(document.key)) continue;
+      if (this.config.refresh(document)) changed = true;
+    }
+    return changed;
   }
 
   private async read(
@@ -330,6 +444,13 @@ export class EmbeddedRegistry extends AbstractRegistry {
   }
 }
 
+
+/** Adds a config-centre document to a subscription's (once); true when it was new. */
+function addDocument(watch: Watch, key: string, kind: DocumentKind, scope: string): boolean {
+  if (watch.documents.has(key)) return false;
+  watch.documents.set(key, newDocument(key, kind, scope));
+  return true;
+}
 
 /** A file name for a URL: a digest of its string (URLs can exceed file-name limits); the URL is in the file. */
 function entryName(url: URL): string {

@@ -15,4 +15,5 @@ export {
   type ZookeeperSession,
   type ZookeeperWatcher,
 } from './zookeeper-client.js';
-export { parseConfiguratorRules } from './configurator-rules.js';
+// The YAML configurator parser lives in core (every registry with a config centre uses it).
+export { parseConfiguratorRules } from '@weft/core/spi';

@@ -1,7 +1,6 @@
 import { AbstractRegistry, RegistryCategory, registryCategoryOf, RpcError, RpcErrorCode, URL, type Logger } from '@weft/core';
-import { ruleLimitsOf, safeLog, type RuleLimits } from '@weft/core/spi';
+import { configCentreRouteUrl, configuratorForSubscriber, parseConfiguratorRules, ruleLimitsOf, safeLog, type RuleLimits } from '@weft/core/spi';
 
-import { parseConfiguratorRules } from './configurator-rules.js';
 import { isZkCode, ZookeeperClient, type ZookeeperConnectionState, type ZookeeperSession } from './zookeeper-client.js';
 
 /** Categories a subscription may name, in the order they are read. */
@@ -164,24 +163,7 @@ class RouteRuleWatch extends Watch {
 
   /** The rule as a `routers` URL of `subscription`'s service, or `undefined` when the node is empty. */
   toUrl(subscription: URL): URL | undefined {
-    if (this.text.trim() === '') return undefined;
-    return new URL({
-      protocol: 'route',
-      host: '0.0.0.0',
-      path: subscription.getServiceInterface() ?? subscription.path,
-      parameters: new Map([
-        ['category', RegistryCategory.ROUTERS],
-        ['router', this.router],
-        ['rule.scope', this.scope],
-        ['rule.source', this.path],
-        ['rule.yaml', this.text],
-        // the subscriber's identity, so the registry's matching delivers it to this subscription
-        ...(['group', 'version'] as const).flatMap((k) => {
-          const v = subscription.getParameter(k);
-          return v ? [[k, v] as [string, string]] : [];
-        }),
-      ]),
-    });
+    return configCentreRouteUrl(subscription, this.router, this.scope, this.path, this.text);
   }
 }
 
@@ -482,7 +464,7 @@ export class ZookeeperRegistry extends AbstractRegistry {
     if (watch === undefined || !watch.loaded || this.destroyed) return;
     let urls = watch.urls;
     if (category === RegistryCategory.CONFIGURATORS && state.rules.length > 0) {
-      urls = [...urls, ...state.rules.flatMap((rule) => rule.urls.map((u) => forSubscriber(u, state.url)))];
+      urls = [...urls, ...state.rules.flatMap((rule) => rule.urls.map((u) => configuratorForSubscriber(u, state.url)))];
     }
     if (category === RegistryCategory.ROUTERS && state.routeRules.length > 0) {
       const ruleUrls = state.routeRules.map((rule) => rule.toUrl(state.url)).filter((u): u is URL => u !== undefined);
@@ -599,15 +581,3 @@ export class ZookeeperRegistry extends AbstractRegistry {
     this.recovering = (this.recovering ?? Promise.resolve()).then(run);
   }
 }
-
-/**
- * App-scope config-centre rules for every service (`*`) carry no group or version; the registry's matching (an
- * override without `version` does not reach a consumer of version 1.0.0) would drop them, although Dubbo applies
- * them to every service of the application. They are given the subscriber's group and version, which the
- * configurator then ignores for a `*` rule.
- */
-function forSubscriber(rule: URL, subscription: URL): URL {
-  if (rule.path !== '*') return rule;
-  return rule.addParameters({ group: subscription.getGroup(), version: subscription.getVersion() });
-}
-

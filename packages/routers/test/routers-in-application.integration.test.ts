@@ -1,7 +1,7 @@
 // The routers inside real applications: three tri providers on an embedded registry, a consumer with
 // @weft/routers and a third-party router installed from a manifest (test/fixtures/pin-port-router). Checks the
-// chain's activation order, the `router` key, legacy routers URLs written to the registry, and tag propagation
-// from a provider's handler to its downstream calls.
+// chain's activation order, the `router` key, legacy routers URLs written to the registry, v3 YAML rules in the
+// embedded config centre, and tag propagation from a provider's handler to its downstream calls.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -107,6 +107,35 @@ describe('routers in an application', () => {
     expect(await greeter.relay()).toMatch(/^p[123]>/); // relay is not concerned
     await consumer.registry!.unregister(rule);
     await eventually(() => answers(greeter), (a) => a.join() === 'p1,p2,p3');
+  });
+
+  it('obeys v3 YAML rules in the embedded config centre (service condition route, provider-application tag route); deleting them restores traffic', async () => {
+    const logger = new RecordingLogger();
+    const consumer = await start('shop', logger);
+    const registry = consumer.registry!;
+    const greeter = await consumer.refer(Greeter, { loadbalance: 'roundrobin' });
+    const blue = await consumer.refer(Greeter, { loadbalance: 'roundrobin', parameters: { 'dubbo.tag': 'blue' } });
+    expect(await answers(greeter)).toEqual(['p1', 'p2', 'p3']);
+
+    const condition = 'org.acme.Greeter::.condition-router';
+    expect(registry.configPath(condition)).toBe(join(dir, 'dubbo', 'config', 'dubbo', 'org.acme.Greeter%3A%3A.condition-router'));
+    await registry.publishConfig(condition, `configVersion: v3.0\nscope: service\nkey: org.acme.Greeter\nforce: true\nconditions:\n  - 'method = whoami => port = ${ports[2]}'\n`);
+    await eventually(() => answers(greeter), (a) => a.join() === 'p3');
+    // A rule that does not parse is refused, its file named; the previous rule stays in force.
+    await registry.publishConfig(condition, `conditions: ['=> port == ${ports[0]}']`);
+    await eventually(async () => logger.of('error'), (e) => e.some((m) => m.includes(`Rejected the condition rule at ${registry.configPath(condition)}`)));
+    expect(await answers(greeter)).toEqual(['p3']);
+    await registry.publishConfig(condition, undefined);
+    await eventually(() => answers(greeter), (a) => a.join() === 'p1,p2,p3');
+
+    // The provider application's tag rule: blue → p1; untagged calls then avoid p1.
+    const tag = 'greeter-provider.tag-router';
+    await registry.publishConfig(tag, `force: false\nkey: greeter-provider\ntags:\n  - name: blue\n    addresses: ['127.0.0.1:${ports[0]}']\n`);
+    await eventually(() => answers(blue), (a) => a.join() === 'p1');
+    expect(await answers(greeter)).toEqual(['p2', 'p3']);
+    await registry.publishConfig(tag, undefined);
+    await eventually(() => answers(blue), (a) => a.join() === 'p1,p2,p3');
+    expect(await answers(greeter)).toEqual(['p1', 'p2', 'p3']);
   });
 
   it('without @weft/routers, routing rules are ignored with one warning naming the package', async () => {

@@ -267,7 +267,8 @@ export class ActionApi {
     const problems = await this.session.checkRoutingRule('tag', routeRuleUrl('tag', key, path, text));
     if (problems.length > 0) throw new HttpError(400, `rejected, nothing written: the tag rule for ${path}: ${problems.join('; ')}`);
     const rules: PlannedRule[] = [{ op: 'write', node: path, url: text }];
-    const plan: Plan = { summary: `Tag-route the providers of application ${key}`, rules, zkCli: zkCliOf(rules, true), cli: weftCommand(['route', 'put', '--registry', this.context.registryText, '--kind', 'tag', '--key', key, '--yaml', text]) };
+    const zkCli = zkCliOf([{ op: 'write', node: this.zookeeperDocument(node), url: text }], true);
+    const plan: Plan = { summary: `Tag-route the providers of application ${key}`, rules, zkCli, cli: weftCommand(['route', 'put', '--registry', this.context.registryText, '--kind', 'tag', '--key', key, '--yaml', text]) };
     return this.finishDocument(request, body, plan, 'route.set', service, node, text);
   }
 
@@ -296,7 +297,8 @@ export class ActionApi {
     const before = await this.session.call(`reading ${path}`, () => this.session.registry.getConfig(node));
     if (before === undefined) throw new HttpError(404, `there is no tag rule at ${path}; nothing to remove`);
     const rules: PlannedRule[] = [{ op: 'delete', node: path, url: before }];
-    const plan: Plan = { summary: `Remove the tag rule of application ${key}`, rules, zkCli: zkCliOf(rules, true), cli: weftCommand(['route', 'rm', '--registry', this.context.registryText, '--kind', 'tag', '--key', key]) };
+    const zkCli = zkCliOf([{ op: 'delete', node: this.zookeeperDocument(node), url: before }], true);
+    const plan: Plan = { summary: `Remove the tag rule of application ${key}`, rules, zkCli, cli: weftCommand(['route', 'rm', '--registry', this.context.registryText, '--kind', 'tag', '--key', key]) };
     return this.finishDocument(request, body, plan, 'route.remove', service, node, undefined);
   }
 
@@ -327,8 +329,16 @@ export class ActionApi {
     }
     const node = routeRuleNode('tag', key);
     const path = this.session.registry.configPath(node);
-    if (path === undefined) throw new HttpError(400, `${this.session.address} has no config centre: tag rules need ZooKeeper (condition routes work with every registry)`);
+    if (path === undefined) {
+      throw new HttpError(400, `${this.session.address} has no config centre (config-center=false): tag rules need one (condition routes work with every registry)`);
+    }
     return { node, path, key };
+  }
+
+  /** Where ZooKeeper keeps config-centre document `node` (the zkCli equivalent; the embedded registry keeps a file). */
+  private zookeeperDocument(node: string): string {
+    const url = this.session.registry.getUrl();
+    return `/${url.getParameter('config.namespace') ?? 'dubbo'}/config/${url.getParameter('config.group') ?? 'dubbo'}/${node}`;
   }
 
   /** The method of the body (`method`), checked against the methods the registrations declare. */

@@ -11,8 +11,6 @@ import { eventually, GREETER, textOf, type ConsoleWorld } from './console-world.
 export interface ScenarioOptions {
   /** Whether this run saves the docs screenshots (WEFT_SCREENSHOTS=1). */
   readonly screenshots: boolean;
-  /** Whether the registry has a config centre (ZooKeeper: tag rules can be written). */
-  readonly configCentre: boolean;
 }
 
 /** Who answers the consumer's next `count` calls of `sayHello`. */
@@ -252,7 +250,7 @@ export function consoleScenario(world: () => ConsoleWorld, options: ScenarioOpti
     await eventually(() => w.greeter.sayHello('ann').catch((error: { code?: string }) => error.code ?? String(error)), (answer) => /^hello ann from [ab]$/.test(answer), 10_000, 'real answers with the breaker on auto');
   });
 
-  it(options.configCentre ? 'a tag rule sends the tagged calls to the canary, and removing it ends the canary' : 'a tag rule is refused: the registry has no config centre', async () => {
+  it('a tag rule sends the tagged calls to the canary, and removing it ends the canary', async () => {
     const w = world();
     const [drained, canary] = w.providers as [ConsoleWorld['providers'][number], ConsoleWorld['providers'][number]];
     const form = w.page.getByRole('form', { name: 'Routing rule' });
@@ -264,14 +262,10 @@ export function consoleScenario(world: () => ConsoleWorld, options: ScenarioOpti
       for (let i = 0; i < 10; i++) out.push(await w.greeter.$call('sayHello', ['ann'], { attachments: { 'dubbo.tag': 'gray' } }));
       return out;
     };
-    if (!options.configCentre) {
-      expect(await textOf(form.getByRole('alert'), /config centre/)).toContain('tag rules need ZooKeeper');
-      return;
-    }
     await textOf(form.getByRole('status'), /^The rule is valid\.$/);
     await form.getByRole('button', { name: 'Add route' }).click();
     const plan = await w.applyPlan();
-    expect(plan.cli).toMatch(/^weft route put --registry zookeeper:\/\/\S+ /);
+    expect(plan.cli).toMatch(/^weft route put --registry (zookeeper|embedded):\/\/\S+ /);
     expect(plan.cli).toContain(`--kind tag --key greeter-${canary.label}`);
     expect(plan.zkCli).toContain(`/dubbo/config/dubbo/greeter-${canary.label}.tag-router`);
     // Tagged calls reach the canary only; untagged ones never do (the drained provider is the only untagged one).
@@ -337,7 +331,7 @@ export function consoleScenario(world: () => ConsoleWorld, options: ScenarioOpti
     await textOf(table, /mock/);
     const rows = table.locator('tbody tr');
     const actions = await table.locator('tbody tr td:nth-child(3)').allInnerTexts();
-    const routes = options.configCentre ? ['route.remove', 'route.set'] : [];
+    const routes = ['route.remove', 'route.set'];
     expect(actions.map((a) => a.trim())).toEqual([...routes, 'breaker.set', 'breaker.set', 'provider.enable', 'provider.disable', 'override.set', 'mock.remove', 'mock.set']);
     expect(await rows.nth(routes.length + 6).innerText()).toContain('force:return');
     expect(await rows.nth(routes.length + 4).innerText()).toContain('weight=0');

@@ -104,7 +104,9 @@ async function put(args: ParsedArgs, ctx: CommandContext, rest: readonly string[
   const session = await RegistrySession.open(registryUrl(args, ctx), integerFlag(args, 'timeout', DEFAULT_TIMEOUT));
   try {
     const path = session.registry.configPath(node);
-    if (path === undefined) throw new CliFailure(`${session.address} has no config centre: YAML rules need ZooKeeper (or use weft route add for a routers URL)`);
+    if (path === undefined) {
+      throw new CliFailure(`${session.address} has no config centre (config-center=false): YAML rules need one (or use weft route add for a routers URL)`);
+    }
     await session.call(`reading ${path}`, () => session.registry.getConfig(node));
     await rejectIfBad(session, kind, routeRuleUrl(kind, node.slice(0, node.lastIndexOf('.')), path, text), `the ${kind} rule for ${path}`);
     await session.call(`writing ${path}`, () => session.registry.publishConfig(node, text));
@@ -218,10 +220,10 @@ export const routeCommand: Command = {
   summary: 'write, list and remove routing rules (condition routes, tag routes) in a registry',
   usage: [
     'route add  --registry <url> --service <interface> [--group g] [--version v] [--force] [--priority n] [--disabled] "<when> => <then>"',
-    'route put  --registry <zookeeper-url> --kind condition|tag --key <app|interface:version:group> (--file <path> | --yaml <text>)',
+    'route put  --registry <url> --kind condition|tag --key <app|interface:version:group> (--file <path> | --yaml <text>)',
     'route list --registry <url> --service <interface> [--application <app>] [--provider-application <app>] [--json]',
     'route rm   --registry <url> --service <interface> "<when> => <then>" | --all',
-    'route rm   --registry <zookeeper-url> --kind condition|tag --key <key>',
+    'route rm   --registry <url> --kind condition|tag --key <key>',
   ],
   description: `
 Manages Dubbo's routing rules, validated with the same routers (@weft/routers) that consumers run, before
@@ -232,7 +234,8 @@ condition://0.0.0.0/<interface>?category=routers&dynamic=false&enabled=…&force
 (the rule URL-encoded once more), with embedded:// or zookeeper://. Consumers with @weft/routers obey it on their
 next call. --force keeps the rule when no provider matches its then-part (the call fails instead of falling back).
 
-put writes a v3 YAML rule to the config centre (ZooKeeper: /dubbo/config/dubbo/<key>.<kind>-router):
+put writes a v3 YAML rule to the config centre (ZooKeeper: /dubbo/config/dubbo/<key>.<kind>-router; embedded:
+<folder>/dubbo/config/dubbo/<key>.<kind>-router, the key URL-encoded):
 --kind condition with --key <interface>:<version>:<group> (service scope, e.g. org.acme.Greeter::) or an
 application (the consumer's, or a provider application's); --kind tag with --key <provider application>.
 

@@ -110,3 +110,5 @@ export { TimeSlicer } from '../registry/time-slicer.js';
 export { RuleLimitDefaults, RuleLimitKeys, ruleLimitsOf, type RuleLimits } from '../registry/rule-limits.js';
 export { OverrideIndex, type ConfiguredUrl, type OverridePlan } from '../registry/override-index.js';
 export { configureProviders, type ConfiguredProvider } from '../registry/configured-providers.js';
+export { parseConfiguratorRules } from '../registry/configurator-rules.js';
+export { configCentreRouteUrl, configuratorForSubscriber } from '../registry/config-centre-rules.js';

@@ -1,7 +1,8 @@
 import { isCollection, isPair, parseDocument } from 'yaml';
 
-import { ExtensionError, ExtensionErrorCode, URL } from '@weft/core';
-import { RuleLimitDefaults, RuleLimitKeys, type RuleLimits } from '@weft/core/spi';
+import { ExtensionError, ExtensionErrorCode } from '../extension/extension-error.js';
+import { URL } from '../rpc/url.js';
+import { RuleLimitDefaults, RuleLimitKeys, type RuleLimits } from './rule-limits.js';
 
 /** `configVersion` values a rule may carry. */
 const CONFIG_VERSIONS = ['v2.7', 'v3.0'];

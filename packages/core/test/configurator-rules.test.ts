@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { Configurator, ExtensionError, ExtensionErrorCode, URL } from '@weft/core';
-import { parseConfiguratorRules } from '@weft/registry-zookeeper';
+import { parseConfiguratorRules } from '@weft/core/spi';
 
 /** The URLs a rule translates to, in their decoded string form (parameters in insertion order). */
 function translate(text: string): string[] {
