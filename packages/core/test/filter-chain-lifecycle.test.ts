@@ -6,19 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { Cluster, Filter, Invocation, Invoker, Logger, Result, URL, WeftApplication, buildFilterChain, defineService, type Directory } from '@weft/core';
+import { Cluster, Filter, Invocation, Invoker, Result, URL, WeftApplication, buildFilterChain, defineService } from '@weft/core';
+import { RecordingLogger } from '@weft/test-utils';
+
+import { FirstCluster } from './support/first-cluster.js';
 
 const SERVICE_URL = new URL({ protocol: 'test', host: '127.0.0.1', port: 20880, path: 'org.acme.Echo' });
-
-class SilentLogger extends Logger {
-  readonly errors: string[] = [];
-  debug(): void {}
-  info(): void {}
-  warn(): void {}
-  error(message: string): void {
-    this.errors.push(message);
-  }
-}
 
 class Origin extends Invoker {
   destroyed = 0;
@@ -65,7 +58,7 @@ describe('buildFilterChain: chain lifecycle hooks', () => {
   it('onChainBuilt hears of the chain when it is built, with the invoker it wraps; destroy releases it once', async () => {
     const watching = new Watching();
     const origin = new Origin();
-    const chain = buildFilterChain(origin, [new Plain(), watching, new Plain()], () => 'f', new SilentLogger());
+    const chain = buildFilterChain(origin, [new Plain(), watching, new Plain()], () => 'f', new RecordingLogger());
     expect(watching.heard).toEqual(['built org.acme.Echo']);
     expect(await chain.invoke(new Invocation({ methodName: 'echo', args: ['a'] }))).toEqual(Result.of('echo:a'));
     await chain.destroy();
@@ -76,7 +69,7 @@ describe('buildFilterChain: chain lifecycle hooks', () => {
 
   it('a filter twice in one chain hears once of its release; a chain with listener hooks releases too', async () => {
     const listening = new Listening();
-    const chain = buildFilterChain(new Origin(), [listening, new Plain(), listening], () => 'f', new SilentLogger());
+    const chain = buildFilterChain(new Origin(), [listening, new Plain(), listening], () => 'f', new RecordingLogger());
     expect(listening.heard).toEqual(['built org.acme.Echo', 'built org.acme.Echo']);
     await chain.invoke(new Invocation({ methodName: 'echo', args: ['a'] }));
     expect(listening.responses).toBe(2);
@@ -85,7 +78,7 @@ describe('buildFilterChain: chain lifecycle hooks', () => {
   });
 
   it('a throwing hook is logged and neither stops the chain from being built nor the invoker from being destroyed', async () => {
-    const logger = new SilentLogger();
+    const logger = new RecordingLogger();
     class Throwing extends Plain {
       override onChainBuilt(): void {
         throw new Error('no');
@@ -101,26 +94,13 @@ describe('buildFilterChain: chain lifecycle hooks', () => {
     await chain.destroy();
     expect(origin.destroyed).toBe(1);
     expect(watching.heard).toEqual(['built org.acme.Echo', 'released org.acme.Echo']);
-    expect(logger.errors).toEqual([
+    expect(logger.of('error')).toEqual([
       'Filter "throwing" onChainBuilt() threw; the call\'s outcome is unchanged.',
       'Filter "throwing" onChainReleased() threw; the call\'s outcome is unchanged.',
     ]);
   });
 });
 
-/** The first provider (core has no cluster of its own: `@weft/cluster` does). */
-class FirstCluster extends Cluster {
-  join(directory: Directory): Invoker {
-    return new (class extends Invoker {
-      getUrl(): URL {
-        return directory.getUrl();
-      }
-      invoke(invocation: Invocation): Result | Promise<Result> {
-        return (directory.list(invocation)[0] as Invoker).invoke(invocation);
-      }
-    })();
-  }
-}
 
 const Echo = defineService('org.acme.Echo', { echo: { args: [String], returns: String } });
 
@@ -136,7 +116,7 @@ describe('chain lifecycle hooks in an application', () => {
     const root = mkdtempSync(join(tmpdir(), 'weft-lifecycle-'));
     roots.push(root);
     writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 't', version: '1.0.0' }));
-    const app = await WeftApplication.start({ root, name: 't', logger: new SilentLogger() });
+    const app = await WeftApplication.start({ root, name: 't', logger: new RecordingLogger() });
     apps.push(app);
     app.model.getExtensionLoader(Cluster).addExtension('failover', FirstCluster);
     app.model.getExtensionLoader(Filter).addExtension('watching', Watching, { activate: { group: ['provider', 'consumer'] } });

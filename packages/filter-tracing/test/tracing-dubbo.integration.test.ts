@@ -4,10 +4,7 @@
 // `rpc.grpc.status_code`: that is gRPC's, and dubbo:// is not gRPC); a business error marks both spans as errors;
 // baggage travels; `traceparent` and `baggage` are entries of the request's attachment map on the wire.
 // (governance-resilience-observability.md §8.2–§8.4)
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import net from 'node:net';
-import { fileURLToPath } from 'node:url';
 
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,10 +15,10 @@ import { DubboStatus, encodeFrame, Flag, FrameDecoder, readAttachments, writeVal
 import { Hessian2Serialization } from '@weft/serialization-hessian2';
 import { createTestApp, freePort, type TestApp } from '@weft/test-utils';
 
-import { installTracing, spanData, type SpanData } from './support/otel.mjs';
+import { installTracing, spanData } from './support/otel.mjs';
+import { clientAttributes, expectedParents, helloTrace, parentsOf, serverAttributes, startTracedProvider, type TracedProvider } from './support/traced-provider.ts';
 
 const exporter = installTracing();
-const script = fileURLToPath(new globalThis.URL('./support/provider-process.mjs', import.meta.url));
 
 // On dubbo:// a business error travels as the Java class it names.
 class Declined extends Error {
@@ -37,52 +34,27 @@ const PACKAGES = ['@weft/core', '@weft/cluster', '@weft/protocol-dubbo', '@weft/
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 let providerRoot: TestApp;
 let consumerRoot: TestApp;
-let provider: ChildProcess;
+let provider: TracedProvider;
 let app: WeftApplication;
 let greeter: CallableProxy<(typeof Greeter)['methods']>;
 let port: number;
-let lines: string[] = [];
 
 beforeAll(async () => {
   providerRoot = createTestApp(PACKAGES, { prefix: 'weft-tracing-dubbo-provider' });
   consumerRoot = createTestApp(PACKAGES, { prefix: 'weft-tracing-dubbo-consumer' });
   port = await freePort();
-  provider = spawn(process.execPath, [script, providerRoot.root, String(port), 'dubbo'], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, WEFT_LOG: 'silent' } });
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    provider.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const parts = output.split('\n');
-      output = parts.pop() ?? '';
-      for (const line of parts) {
-        if (line === 'ready') resolve();
-        else lines.push(line);
-      }
-    });
-    provider.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    provider.once('exit', (code, signal) => reject(new Error(`provider exited (${code ?? signal}) before it was ready:\n${output}`)));
-  });
+  provider = await startTracedProvider(providerRoot.root, port, 'dubbo');
   app = await WeftApplication.start({ root: consumerRoot.root, name: 'traced-consumer', logger: silent });
   greeter = await app.refer(Greeter, { url: `dubbo://127.0.0.1:${port}`, retries: 0, timeout: 5000 });
 });
 afterAll(async () => {
   await app?.shutdown({ timeout: 2000 });
-  if (provider !== undefined && provider.exitCode === null) {
-    const exited = once(provider, 'exit');
-    process.kill(provider.pid as number, 'SIGTERM');
-    await exited;
-  }
+  await provider?.stop();
   providerRoot?.cleanup();
   consumerRoot?.cleanup();
 });
 
-/** The provider's finished spans, asked for over stdin. */
-async function providerSpans(): Promise<SpanData[]> {
-  lines = [];
-  provider.stdin?.write('spans\n');
-  for (let i = 0; i < 200 && lines.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  return JSON.parse(lines[0] ?? '[]') as SpanData[];
-}
+const providerSpans = () => provider.spans();
 
 /** Runs `call` inside a root span `test-root` whose context carries the baggage `tenant=acme`. */
 async function underRoot<T>(call: () => Promise<T>): Promise<T> {
@@ -99,49 +71,20 @@ describe('one trace across processes over dubbo://', () => {
   it('consumer span → provider span → the implementation’s own span → the nested downstream dubbo:// call', async () => {
     exporter.reset();
     const answer = await underRoot(() => greeter.hello('ann'));
-    const mine = exporter.getFinishedSpans().map(spanData);
-    const client = mine.find((s) => s.name === 'org.acme.Greeter/hello');
-    const rootSpan = mine.find((s) => s.name === 'test-root');
-    const theirs = await providerSpans();
-    const server = theirs.find((s) => s.name === 'org.acme.Greeter/hello' && s.kind === SpanKind.SERVER);
-    const work = theirs.find((s) => s.name === 'app-work');
-    const nestedClient = theirs.find((s) => s.name === 'org.acme.Downstream/ping' && s.kind === SpanKind.CLIENT);
-    const nestedServer = theirs.find((s) => s.name === 'org.acme.Downstream/ping' && s.kind === SpanKind.SERVER);
+    const t = helloTrace(exporter.getFinishedSpans().map(spanData), await providerSpans());
     // The implementation ran in the server span's context (its answer names the app-work span); baggage reached the
     // nested call's provider, two dubbo:// hops from here.
-    expect(answer).toBe(`hello ann; pong ann (baggage acme); in span ${work?.spanId}`);
-    expect([client?.kind, server?.kind]).toEqual([SpanKind.CLIENT, SpanKind.SERVER]);
-    expect(rootSpan?.traceId).toMatch(/^[0-9a-f]{32}$/);
-    expect(new Set([rootSpan, client, server, work, nestedClient, nestedServer].map((s) => s?.traceId))).toEqual(new Set([rootSpan?.traceId]));
-    expect([client?.parentSpanId, server?.parentSpanId, work?.parentSpanId, nestedClient?.parentSpanId, nestedServer?.parentSpanId]).toEqual([
-      rootSpan?.spanId,
-      client?.spanId,
-      server?.spanId,
-      work?.spanId,
-      nestedClient?.spanId,
-    ]);
+    expect(answer).toBe(`hello ann; pong ann (baggage acme); in span ${t.work?.spanId}`);
+    expect([t.client?.kind, t.server?.kind]).toEqual([SpanKind.CLIENT, SpanKind.SERVER]);
+    expect(t.root?.traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(new Set(Object.values(t).map((s) => s?.traceId))).toEqual(new Set([t.root?.traceId]));
+    expect(parentsOf(t)).toEqual(expectedParents(t));
     // The Dubbo conventions, and no gRPC status code on dubbo://.
-    expect(client?.attributes).toEqual({
-      'rpc.system': 'apache_dubbo',
-      'rpc.service': 'org.acme.Greeter',
-      'rpc.method': 'hello',
-      'net.peer.name': '127.0.0.1',
-      'net.peer.port': port,
-      'server.address': '127.0.0.1',
-      'server.port': port,
-    });
-    expect(server?.attributes).toEqual({ 'rpc.system': 'apache_dubbo', 'rpc.service': 'org.acme.Greeter', 'rpc.method': 'hello' });
-    expect(nestedClient?.attributes).toEqual({
-      'rpc.system': 'apache_dubbo',
-      'rpc.service': 'org.acme.Downstream',
-      'rpc.method': 'ping',
-      'net.peer.name': '127.0.0.1',
-      'net.peer.port': port,
-      'server.address': '127.0.0.1',
-      'server.port': port,
-    });
-    expect(nestedServer?.attributes).toEqual({ 'rpc.system': 'apache_dubbo', 'rpc.service': 'org.acme.Downstream', 'rpc.method': 'ping' });
-    expect([client?.status, server?.status, nestedClient?.status, nestedServer?.status]).toEqual(Array(4).fill({ code: SpanStatusCode.UNSET }));
+    expect(t.client?.attributes).toEqual(clientAttributes('org.acme.Greeter', 'hello', port));
+    expect(t.server?.attributes).toEqual(serverAttributes('org.acme.Greeter', 'hello'));
+    expect(t.nestedClient?.attributes).toEqual(clientAttributes('org.acme.Downstream', 'ping', port));
+    expect(t.nestedServer?.attributes).toEqual(serverAttributes('org.acme.Downstream', 'ping'));
+    expect([t.client?.status, t.server?.status, t.nestedClient?.status, t.nestedServer?.status]).toEqual(Array(4).fill({ code: SpanStatusCode.UNSET }));
   });
 
   it('a business error marks the client and the server span as errors, with the exception recorded', async () => {
@@ -151,24 +94,9 @@ describe('one trace across processes over dubbo://', () => {
     const server = (await providerSpans()).find((s) => s.name === 'org.acme.Greeter/decline');
     expect(client?.status).toEqual({ code: SpanStatusCode.ERROR, message: 'declined: no' });
     expect(server?.status).toEqual({ code: SpanStatusCode.ERROR, message: 'declined: no' });
-    expect(client?.attributes).toEqual({
-      'rpc.system': 'apache_dubbo',
-      'rpc.service': 'org.acme.Greeter',
-      'rpc.method': 'decline',
-      'net.peer.name': '127.0.0.1',
-      'net.peer.port': port,
-      'server.address': '127.0.0.1',
-      'server.port': port,
-      'error.type': 'Declined',
-      'weft.error.business': true,
-    });
-    expect(server?.attributes).toEqual({
-      'rpc.system': 'apache_dubbo',
-      'rpc.service': 'org.acme.Greeter',
-      'rpc.method': 'decline',
-      'error.type': 'Declined',
-      'weft.error.business': true,
-    });
+    const error = { 'error.type': 'Declined', 'weft.error.business': true };
+    expect(client?.attributes).toEqual(clientAttributes('org.acme.Greeter', 'decline', port, error));
+    expect(server?.attributes).toEqual(serverAttributes('org.acme.Greeter', 'decline', error));
     expect([client?.events, server?.events]).toEqual([['exception'], ['exception']]);
     expect(server?.traceId).toBe(client?.traceId);
     expect(server?.parentSpanId).toBe(client?.spanId);

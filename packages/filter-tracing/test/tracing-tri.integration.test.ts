@@ -3,9 +3,6 @@
 // provider's nested downstream call; the implementation runs in the server span's context (its own span nests
 // under it); attributes follow the RPC conventions; a business error marks both spans as errors; baggage travels.
 // (governance-resilience-observability.md §8)
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,10 +11,10 @@ import { defineService, Filter, URL, WeftApplication, type CallableProxy } from 
 import { TracingFilter } from '@weft/filter-tracing';
 import { createTestApp, freePort, type TestApp } from '@weft/test-utils';
 
-import { installTracing, spanData, type SpanData } from './support/otel.mjs';
+import { installTracing, spanData } from './support/otel.mjs';
+import { clientAttributes, expectedParents, helloTrace, parentsOf, serverAttributes, startTracedProvider, type TracedProvider } from './support/traced-provider.ts';
 
 const exporter = installTracing();
-const script = fileURLToPath(new globalThis.URL('./support/provider-process.mjs', import.meta.url));
 
 class Declined extends Error {
   override name = 'Declined';
@@ -32,52 +29,27 @@ const Ticker = defineService('org.acme.Ticker', { countdown: { args: [Number], r
 const PACKAGES = ['@weft/core', '@weft/cluster', '@weft/protocol-triple', '@weft/filter-tracing'];
 let providerRoot: TestApp;
 let consumerRoot: TestApp;
-let provider: ChildProcess;
+let provider: TracedProvider;
 let app: WeftApplication;
 let greeter: CallableProxy<(typeof Greeter)['methods']>;
 let port: number;
-let lines: string[] = [];
 
 beforeAll(async () => {
   providerRoot = createTestApp(PACKAGES, { prefix: 'weft-tracing-provider' });
   consumerRoot = createTestApp(PACKAGES, { prefix: 'weft-tracing-consumer' });
   port = await freePort();
-  provider = spawn(process.execPath, [script, providerRoot.root, String(port)], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, WEFT_LOG: 'silent' } });
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    provider.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const parts = output.split('\n');
-      output = parts.pop() ?? '';
-      for (const line of parts) {
-        if (line === 'ready') resolve();
-        else lines.push(line);
-      }
-    });
-    provider.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    provider.once('exit', (code, signal) => reject(new Error(`provider exited (${code ?? signal}) before it was ready:\n${output}`)));
-  });
+  provider = await startTracedProvider(providerRoot.root, port);
   app = await WeftApplication.start({ root: consumerRoot.root, name: 'traced-consumer', logger: { debug() {}, info() {}, warn() {}, error() {} } });
   greeter = await app.refer(Greeter, { url: `tri://127.0.0.1:${port}`, retries: 0, timeout: 5000 });
 });
 afterAll(async () => {
   await app?.shutdown({ timeout: 2000 });
-  if (provider !== undefined && provider.exitCode === null) {
-    const exited = once(provider, 'exit');
-    process.kill(provider.pid as number, 'SIGTERM');
-    await exited;
-  }
+  await provider?.stop();
   providerRoot?.cleanup();
   consumerRoot?.cleanup();
 });
 
-/** The provider's finished spans, asked for over stdin. */
-async function providerSpans(): Promise<SpanData[]> {
-  lines = [];
-  provider.stdin?.write('spans\n');
-  for (let i = 0; i < 200 && lines.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  return JSON.parse(lines[0] ?? '[]') as SpanData[];
-}
+const providerSpans = () => provider.spans();
 
 describe('one trace across processes over tri', () => {
   it('consumer span → provider span → the implementation’s own span → the nested downstream call', async () => {
@@ -86,37 +58,16 @@ describe('one trace across processes over tri', () => {
     const baggage = propagation.createBaggage({ tenant: { value: 'acme' } });
     const answer = await context.with(propagation.setBaggage(trace.setSpan(context.active(), root), baggage), () => greeter.hello('ann'));
     root.end();
-    const mine = exporter.getFinishedSpans().map(spanData);
-    const client = mine.find((s) => s.name === 'org.acme.Greeter/hello');
-    const theirs = await providerSpans();
-    const server = theirs.find((s) => s.name === 'org.acme.Greeter/hello' && s.kind === SpanKind.SERVER);
-    const work = theirs.find((s) => s.name === 'app-work');
-    const nestedClient = theirs.find((s) => s.name === 'org.acme.Downstream/ping' && s.kind === SpanKind.CLIENT);
-    const nestedServer = theirs.find((s) => s.name === 'org.acme.Downstream/ping' && s.kind === SpanKind.SERVER);
-    const rootSpan = mine.find((s) => s.name === 'test-root');
+    const t = helloTrace(exporter.getFinishedSpans().map(spanData), await providerSpans());
     // The implementation ran in the server span's context, so its answer names the app-work span; baggage arrived downstream.
-    expect(answer).toBe(`hello ann; pong ann (baggage acme); in span ${work?.spanId}`);
-    expect(client?.kind).toBe(SpanKind.CLIENT);
-    expect(new Set([rootSpan, client, server, work, nestedClient, nestedServer].map((s) => s?.traceId)).size).toBe(1);
-    expect([client?.parentSpanId, server?.parentSpanId, work?.parentSpanId, nestedClient?.parentSpanId, nestedServer?.parentSpanId]).toEqual([
-      rootSpan?.spanId,
-      client?.spanId,
-      server?.spanId,
-      work?.spanId,
-      nestedClient?.spanId,
-    ]);
-    expect(client?.attributes).toEqual({
-      'rpc.system': 'apache_dubbo',
-      'rpc.service': 'org.acme.Greeter',
-      'rpc.method': 'hello',
-      'net.peer.name': '127.0.0.1',
-      'net.peer.port': port,
-      'server.address': '127.0.0.1',
-      'server.port': port,
-      'rpc.grpc.status_code': 0,
-    });
-    expect(server?.attributes).toEqual({ 'rpc.system': 'apache_dubbo', 'rpc.service': 'org.acme.Greeter', 'rpc.method': 'hello', 'rpc.grpc.status_code': 0 });
-    expect([client?.status.code, server?.status.code]).toEqual([SpanStatusCode.UNSET, SpanStatusCode.UNSET]);
+    expect(answer).toBe(`hello ann; pong ann (baggage acme); in span ${t.work?.spanId}`);
+    expect(t.client?.kind).toBe(SpanKind.CLIENT);
+    expect(t.root?.traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(new Set(Object.values(t).map((s) => s?.traceId))).toEqual(new Set([t.root?.traceId]));
+    expect(parentsOf(t)).toEqual(expectedParents(t));
+    expect(t.client?.attributes).toEqual(clientAttributes('org.acme.Greeter', 'hello', port, { 'rpc.grpc.status_code': 0 }));
+    expect(t.server?.attributes).toEqual(serverAttributes('org.acme.Greeter', 'hello', { 'rpc.grpc.status_code': 0 }));
+    expect([t.client?.status.code, t.server?.status.code]).toEqual([SpanStatusCode.UNSET, SpanStatusCode.UNSET]);
   });
 
   it('a business error marks the client and the server span as errors, with the exception recorded', async () => {
