@@ -99,16 +99,7 @@ export class EmbeddedConfigCentre {
       this.foreign(file, stat?.uid ?? -1);
       present = false;
     }
-    if (stat === undefined || !present) {
-      if (document.ino === 0) return false;
-      document.ino = 0;
-      document.size = 0;
-      document.mtimeMs = 0;
-      const had = document.urls.length > 0 || document.text !== '';
-      document.urls = [];
-      document.text = '';
-      return had;
-    }
+    if (stat === undefined || !present) return document.ino === 0 ? false : clear(document);
     if (stat.ino === document.ino && stat.size === document.size && stat.mtimeMs === document.mtimeMs) return false;
     document.ino = stat.ino;
     document.size = stat.size;
@@ -129,8 +120,9 @@ export class EmbeddedConfigCentre {
       this.reads.files++;
       this.reads.bytes += Buffer.byteLength(text);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') safeLog(this.logger, 'warn', `cannot read the config-centre rule ${file}: ${(error as Error).message}`);
-      document.ino = 0;
+      // Deleted since the stat: the document is gone. Unreadable: logged, and read again on its next change.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return clear(document);
+      safeLog(this.logger, 'warn', `cannot read the config-centre rule ${file}: ${(error as Error).message}`);
       return false;
     }
     if (document.kind !== 'configurators') {
@@ -160,6 +152,17 @@ export class EmbeddedConfigCentre {
     }
     return urls;
   }
+}
+
+/** The document's file is gone: it delivers nothing now; true when it delivered something before. */
+function clear(document: ConfigDocument): boolean {
+  document.ino = 0;
+  document.size = 0;
+  document.mtimeMs = 0;
+  const had = document.urls.length > 0 || document.text !== '';
+  document.urls = [];
+  document.text = '';
+  return had;
 }
 
 /** A document not read yet. */
