@@ -2,18 +2,10 @@ import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } 
 import { join } from 'node:path';
 
 import { RpcError, RpcErrorCode, URL, type Logger } from '@weft/core';
-import { configCentreRouteUrl, configuratorForSubscriber, parseConfiguratorRules, RuleLimitKeys, safeLog, type RuleLimits } from '@weft/core/spi';
-
-/** What a config-centre document is read as. */
-export type DocumentKind = 'configurators' | 'condition' | 'tag';
+import { configCentreRouteUrl, configuratorForSubscriber, parseConfiguratorRules, RuleLimitKeys, safeLog, type ConfigCentreDocument, type RuleLimits } from '@weft/core/spi';
 
 /** One config-centre document a subscription reads, as last read. */
-export interface ConfigDocument {
-  /** The document's key (`shop.configurators`, `org.acme.Greeter::.condition-router`). */
-  readonly key: string;
-  readonly kind: DocumentKind;
-  /** `service`, `application` (the consumer's) or `provider-application` (routing rules). */
-  readonly scope: string;
+export interface ConfigDocument extends ConfigCentreDocument {
   /** Stat identity of the file last read (`ino` 0: absent). */
   ino: number;
   size: number;
@@ -166,6 +158,6 @@ function clear(document: ConfigDocument): boolean {
 }
 
 /** A document not read yet. */
-export function newDocument(key: string, kind: DocumentKind, scope: string): ConfigDocument {
-  return { key, kind, scope, ino: 0, size: 0, mtimeMs: 0, urls: [], text: '' };
+export function newDocument(document: ConfigCentreDocument): ConfigDocument {
+  return { key: document.key, kind: document.kind, scope: document.scope, ino: 0, size: 0, mtimeMs: 0, urls: [], text: '' };
 }

@@ -3,9 +3,9 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, wat
 import { join } from 'node:path';
 
 import { AbstractRegistry, RegistryCategory, registryCategoryOf, URL, type Logger } from '@weft/core';
-import { ruleLimitsOf, RuleLimitKeys, safeLog, TimeSlicer } from '@weft/core/spi';
+import { providerApplicationDocuments, ruleLimitsOf, RuleLimitKeys, safeLog, subscriptionDocuments, TimeSlicer, type ConfigCentreDocument } from '@weft/core/spi';
 
-import { EmbeddedConfigCentre, newDocument, type ConfigDocument, type DocumentKind } from './config-centre.js';
+import { EmbeddedConfigCentre, newDocument, type ConfigDocument } from './config-centre.js';
 import { checkRegistryFolder, currentUid } from './registry-folder.js';
 
 /** What an entry file holds. */
@@ -141,21 +141,12 @@ export class EmbeddedRegistry extends AbstractRegistry {
   }
 
   /** Writes (or deletes, with `undefined`) config-centre document `key`, atomically, mode 0600. */
-  override publishConfig(key: string, content: string | undefined): Promise<void> {
-    try {
-      this.config.write(key, content);
-      return Promise.resolve();
-    } catch (error) {
-      return Promise.reject(error);
-    }
+  override async publishConfig(key: string, content: string | undefined): Promise<void> {
+    this.config.write(key, content);
   }
 
-  override getConfig(key: string): Promise<string | undefined> {
-    try {
-      return Promise.resolve(this.config.read(key));
-    } catch (error) {
-      return Promise.reject(error);
-    }
+  override async getConfig(key: string): Promise<string | undefined> {
+    return this.config.read(key);
   }
 
   protected async doRegister(url: URL): Promise<void> {
@@ -200,15 +191,8 @@ export class EmbeddedRegistry extends AbstractRegistry {
       this.watchFolder(watch, folder, (name) => this.changed(watch, category, name));
     }
     if (this.config.folder !== undefined) {
-      const application = subscription.getApplication();
-      const service = subscription.getColonSeparatedKey();
-      if (categories.includes(RegistryCategory.CONFIGURATORS)) {
-        if (application) addDocument(watch, `${application}.configurators`, 'configurators', 'application');
-        addDocument(watch, `${service}.configurators`, 'configurators', 'service');
-      }
-      if (categories.includes(RegistryCategory.ROUTERS)) {
-        if (application) addDocument(watch, `${application}.condition-router`, 'condition', 'application');
-        addDocument(watch, `${service}.condition-router`, 'condition', 'service');
+      for (const category of [RegistryCategory.CONFIGURATORS, RegistryCategory.ROUTERS] as const) {
+        if (categories.includes(category)) for (const document of subscriptionDocuments(subscription, category)) addDocument(watch, document);
       }
       if (watch.documents.size > 0) {
         mkdirSync(this.config.folder, { recursive: true, mode: 0o700 });
@@ -337,8 +321,7 @@ export class EmbeddedRegistry extends AbstractRegistry {
       for (const entry of watch.folders.get(RegistryCategory.PROVIDERS)?.values() ?? []) {
         const app = entry.url?.getApplication();
         if (!app) continue;
-        if (addDocument(watch, `${app}.tag-router`, 'tag', 'provider-application')) added.add(`${app}.tag-router`);
-        if (app !== consumerApp && addDocument(watch, `${app}.condition-router`, 'condition', 'provider-application')) added.add(`${app}.condition-router`);
+        for (const document of providerApplicationDocuments(app, consumerApp)) if (addDocument(watch, document)) added.add(document.key);
       }
     }
     let changed = false;
@@ -446,9 +429,9 @@ export class EmbeddedRegistry extends AbstractRegistry {
 
 
 /** Adds a config-centre document to a subscription's (once); true when it was new. */
-function addDocument(watch: Watch, key: string, kind: DocumentKind, scope: string): boolean {
-  if (watch.documents.has(key)) return false;
-  watch.documents.set(key, newDocument(key, kind, scope));
+function addDocument(watch: Watch, document: ConfigCentreDocument): boolean {
+  if (watch.documents.has(document.key)) return false;
+  watch.documents.set(document.key, newDocument(document));
   return true;
 }
 

@@ -1,5 +1,14 @@
 import { AbstractRegistry, RegistryCategory, registryCategoryOf, RpcError, RpcErrorCode, URL, type Logger } from '@weft/core';
-import { configCentreRouteUrl, configuratorForSubscriber, parseConfiguratorRules, ruleLimitsOf, safeLog, type RuleLimits } from '@weft/core/spi';
+import {
+  configCentreRouteUrl,
+  configuratorForSubscriber,
+  parseConfiguratorRules,
+  providerApplicationDocuments,
+  ruleLimitsOf,
+  safeLog,
+  subscriptionDocuments,
+  type RuleLimits,
+} from '@weft/core/spi';
 
 import { isZkCode, ZookeeperClient, type ZookeeperConnectionState, type ZookeeperSession } from './zookeeper-client.js';
 
@@ -366,21 +375,14 @@ export class ZookeeperRegistry extends AbstractRegistry {
         state.children.set(category, watch);
       }
       if (this.configRoot !== undefined && categories.includes(RegistryCategory.CONFIGURATORS)) {
-        const application = url.getApplication();
-        const paths = [
-          ...(application ? [`${this.configRoot}/${application}.configurators`] : []),
-          `${this.configRoot}/${url.getColonSeparatedKey()}.configurators`,
-        ];
-        for (const path of paths) {
-          const watch = this.ruleWatch(path);
+        for (const document of subscriptionDocuments(url, RegistryCategory.CONFIGURATORS)) {
+          const watch = this.ruleWatch(`${this.configRoot}/${document.key}`);
           watch.subscribers.add(key);
           state.rules.push(watch);
         }
       }
       if (this.configRoot !== undefined && categories.includes(RegistryCategory.ROUTERS)) {
-        const application = url.getApplication();
-        if (application) this.addRouteRule(state, key, `${application}.condition-router`, 'condition', 'application');
-        this.addRouteRule(state, key, `${url.getColonSeparatedKey()}.condition-router`, 'condition', 'service');
+        for (const document of subscriptionDocuments(url, RegistryCategory.ROUTERS)) this.addRouteRule(state, key, document.key, 'condition', document.scope);
       }
     }
     const client = this.client;
@@ -435,11 +437,10 @@ export class ZookeeperRegistry extends AbstractRegistry {
     const added: RouteRuleWatch[] = [];
     const consumerApp = state.url.getApplication();
     for (const app of new Set(providers.urls.map((u) => u.getApplication()).filter((a): a is string => !!a))) {
-      const tag = this.addRouteRule(state, key, `${app}.tag-router`, 'tag', 'provider-application');
-      if (tag !== undefined) added.push(tag);
-      if (app === consumerApp) continue;
-      const condition = this.addRouteRule(state, key, `${app}.condition-router`, 'condition', 'provider-application');
-      if (condition !== undefined) added.push(condition);
+      for (const document of providerApplicationDocuments(app, consumerApp)) {
+        const watch = this.addRouteRule(state, key, document.key, document.kind as 'condition' | 'tag', document.scope);
+        if (watch !== undefined) added.push(watch);
+      }
     }
     return added;
   }

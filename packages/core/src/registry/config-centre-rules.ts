@@ -45,3 +45,49 @@ export function configuratorForSubscriber(rule: URL, subscription: URL): URL {
   if (rule.path !== '*') return rule;
   return rule.addParameters({ group: subscription.getGroup(), version: subscription.getVersion() });
 }
+
+/** A config-centre document a subscription reads: its key, which rule it holds, and the rule's scope. */
+export interface ConfigCentreDocument {
+  /** `shop.configurators`, `org.acme.Greeter::.condition-router`, `demo-provider.tag-router`. */
+  readonly key: string;
+  readonly kind: 'configurators' | 'condition' | 'tag';
+  /** `application` (the consumer's), `service` or `provider-application`. */
+  readonly scope: 'application' | 'service' | 'provider-application';
+}
+
+/**
+ * The config-centre documents a subscription reads for its `configurators` or `routers` category, in the order their
+ * rules apply: the subscriber application's, then the service's (`{interface}:{version}:{group}`).
+ *
+ * @remarks Routing rules of the provider applications come from {@link providerApplicationDocuments}, once the
+ * providers are known. Shared by every registry with a config centre, so they all read the same documents.
+ * @example
+ * ```ts
+ * subscriptionDocuments(subscription, 'configurators'); // [{ key: 'shop.configurators', … }, { key: 'org.acme.Greeter::.configurators', … }]
+ * ```
+ */
+export function subscriptionDocuments(subscription: URL, category: 'configurators' | 'routers'): ConfigCentreDocument[] {
+  const application = subscription.getApplication();
+  const service = subscription.getColonSeparatedKey();
+  const kind = category === 'configurators' ? 'configurators' : 'condition';
+  const suffix = category === 'configurators' ? 'configurators' : 'condition-router';
+  return [
+    ...(application ? [{ key: `${application}.${suffix}`, kind, scope: 'application' } as const] : []),
+    { key: `${service}.${suffix}`, kind, scope: 'service' } as const,
+  ];
+}
+
+/**
+ * The routing documents of a provider application seen among a subscription's providers: its tag rule, and its
+ * condition rule unless it is the subscriber's own application (read already as the application's).
+ *
+ * @example
+ * ```ts
+ * providerApplicationDocuments('demo-provider', 'shop'); // demo-provider.tag-router, demo-provider.condition-router
+ * ```
+ */
+export function providerApplicationDocuments(application: string, consumerApplication: string | undefined): ConfigCentreDocument[] {
+  const tag = { key: `${application}.tag-router`, kind: 'tag', scope: 'provider-application' } as const;
+  if (application === consumerApplication) return [tag];
+  return [tag, { key: `${application}.condition-router`, kind: 'condition', scope: 'provider-application' }];
+}

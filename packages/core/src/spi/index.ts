@@ -111,4 +111,10 @@ export { RuleLimitDefaults, RuleLimitKeys, ruleLimitsOf, type RuleLimits } from 
 export { OverrideIndex, type ConfiguredUrl, type OverridePlan } from '../registry/override-index.js';
 export { configureProviders, type ConfiguredProvider } from '../registry/configured-providers.js';
 export { parseConfiguratorRules } from '../registry/configurator-rules.js';
-export { configCentreRouteUrl, configuratorForSubscriber } from '../registry/config-centre-rules.js';
+export {
+  configCentreRouteUrl,
+  configuratorForSubscriber,
+  providerApplicationDocuments,
+  subscriptionDocuments,
+  type ConfigCentreDocument,
+} from '../registry/config-centre-rules.js';
