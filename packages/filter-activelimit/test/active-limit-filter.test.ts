@@ -365,7 +365,8 @@ describe('waiting for a free slot', () => {
 
   it('never waits longer than the timeout key, then rejects with timeout naming the wait', async () => {
     const { greeter, url } = await refer({ timeout: 5000, methods: { call: { timeout: 80, actives: 1 } } });
-    const holder = greeter.call('a', 'hold', 0);
+    // The holder's own deadline is longer than the waiter's, so its timeout cannot free the slot first.
+    const holder = greeter.$call('call', ['a', 'hold', 0], { timeout: 5000 });
     await reached('a');
     const started = performance.now();
     const refused = await outcome(greeter.call('b', 'ok', 0));
