@@ -118,6 +118,43 @@ describe('override rules at scale: the index', () => {
     expect(plan.general).toBe(true);
   });
 
+  it('a list that appends to the last one is applied in application order, whatever the notification order', () => {
+    const providers = mergedProviders(20);
+    // Notification order: the registry's (unsorted); equal host and priority: the later one wins.
+    const arrived = rules(600, 20).reverse();
+    const clash = [
+      Configurator.from(URL.parse(`override://${hostOf(3)}:50051/org.acme.Greeter?category=configurators&weight=7`)) as Configurator,
+      Configurator.from(URL.parse(`override://${hostOf(3)}:50051/org.acme.Greeter?category=configurators&weight=9&x=1`)) as Configurator,
+    ];
+    const first = [...arrived.slice(0, 300), clash[0] as Configurator];
+    const all = [...first, ...arrived.slice(300), clash[1] as Configurator];
+    const index = new OverrideIndex(CONSUMER);
+    index.commit(index.planNow(first, [CONSUMER, ...providers]));
+    const before = index.evaluations;
+    const plan = index.planNow(all, [CONSUMER, ...providers]);
+    expect(plan.added).toHaveLength(301);
+    expect(plan.removed).toBe(0);
+    index.commit(plan);
+    expect(index.evaluations - before).toBeLessThan(2 * 600); // the appended rules, not a re-plan of everything
+    const inOrder = [...all].sort(Configurator.compare); // stable: arrival order among equals
+    for (const url of [CONSUMER, ...providers]) expect(index.configured(url).url.toString()).toBe(reference(url, inOrder).toString());
+    expect(index.configured(providers[3] as URL).url.getParameter('weight')).toBe('9');
+  });
+
+  it('a plan made before another commit is re-planned when committed, so the rules it lists are what is in force', () => {
+    const providers = mergedProviders(10);
+    const all = rules(200, 10);
+    const index = new OverrideIndex(CONSUMER);
+    const stale = index.planNow(all.slice(0, 100), [CONSUMER, ...providers]);
+    index.commit(index.planNow(all, [CONSUMER, ...providers]));
+    index.commit(stale);
+    expect(index.size).toBe(index.configurators().length);
+    expect(index.configurators()).toEqual(all.slice(0, 100).sort(Configurator.compare));
+    for (const url of [CONSUMER, ...providers]) {
+      expect(index.configured(url).url.toString()).toBe(reference(url, all.slice(0, 100)).toString());
+    }
+  });
+
   it('plans in time slices: the event loop runs between them', async () => {
     const providers = mergedProviders(100);
     const index = new OverrideIndex(CONSUMER);

@@ -8,6 +8,7 @@ import { RpcError, RpcErrorCode } from '../rpc/rpc-error.js';
 import { URL } from '../rpc/url.js';
 import { splitCommaList } from '../extension/names.js';
 import { Registry, type NotifyListener } from './registry.js';
+import { startsWithList } from './list-prefix.js';
 import { matcherFor, RegistryCategory } from './url-match.js';
 import { maskedIdentity, maskSecrets } from '../common/mask-secrets.js';
 
@@ -26,6 +27,9 @@ interface Subscription {
   readonly queued: Map<RegistryCategory, readonly URL[]>;
   /** Until when (performance.now() ms) a further list of a category waits, after a long list was delivered. */
   readonly quietUntil: Map<RegistryCategory, number>;
+  /** The last list of each category matched (a copy) and the entries of it that matched: a list that starts with it
+   * is matched from where it ended. */
+  readonly filtered: Map<RegistryCategory, { readonly urls: readonly URL[]; readonly matched: readonly URL[] }>;
   turn: ReturnType<typeof setImmediate> | undefined;
   timer: ReturnType<typeof setTimeout> | undefined;
 }
@@ -149,6 +153,7 @@ export abstract class AbstractRegistry extends Registry {
         delivered: new Set(),
         queued: new Map(),
         quietUntil: new Map(),
+        filtered: new Map(),
         timer: undefined,
         turn: undefined,
       };
@@ -255,7 +260,18 @@ export abstract class AbstractRegistry extends Registry {
 
   private deliver(entry: Subscription, category: RegistryCategory, urls: readonly URL[]): void {
     const subscription = entry.url;
-    let matched = urls.filter((u) => entry.matches(categoryTagged(u, category)));
+    const last = entry.filtered.get(category);
+    let matched: URL[];
+    if (last !== undefined && startsWithList(urls, last.urls)) {
+      matched = last.matched.slice();
+      for (let i = last.urls.length; i < urls.length; i++) {
+        const url = urls[i] as URL;
+        if (entry.matches(categoryTagged(url, category))) matched.push(url);
+      }
+    } else {
+      matched = urls.filter((u) => entry.matches(categoryTagged(u, category)));
+    }
+    entry.filtered.set(category, { urls: urls.slice(), matched: matched.slice() });
     if (matched.length === 0) {
       if (category === RegistryCategory.PROVIDERS && this.url.getParameter('enable-empty-protection', false)) return;
       matched = [subscription.withProtocol('empty').addParameter('category', category)];

@@ -1,13 +1,13 @@
 import type { URL } from '../rpc/url.js';
-import { Configurator } from './configurator.js';
-import { TimeSlicer } from './time-slicer.js';
+import { Configurator, RuleTarget } from './configurator.js';
+import type { TimeSlicer } from './time-slicer.js';
 
 /** One rule of an {@link OverrideIndex}: the configurator, where it is indexed, and its arrival order. */
 interface IndexedRule {
   readonly configurator: Configurator;
   /** The rule's string form (its identity across notifications). */
   readonly key: string;
-  /** The bucket it lives in (see {@link bucketsOf}); `undefined` when it can never apply here. */
+  /** The buckets it lives in (see `bucketsOf`); `undefined` when it can never apply here. */
   readonly buckets: readonly string[] | undefined;
   /** Arrival order: among rules of equal host and priority, the later one wins. */
   readonly seq: number;
@@ -22,6 +22,21 @@ export interface ConfiguredUrl {
   readonly matched: readonly Configurator[];
 }
 
+/** What committing a plan changes in its index (the index's own bookkeeping). */
+interface PlanChanges {
+  /** The index the plan was made by, and its version then: a plan committed elsewhere or later is re-planned. */
+  readonly owner: OverrideIndex;
+  readonly version: number;
+  /** The rule list planned (a copy): the next list that starts with it only adds rules. */
+  readonly list: readonly Configurator[];
+  readonly added: readonly IndexedRule[];
+  /** The added rules by key (put in force as the index's own map when it had none). */
+  readonly fresh: Map<string, IndexedRule>;
+  readonly removed: readonly IndexedRule[];
+  /** The new contents of the buckets the change touched, in application order. */
+  readonly buckets: ReadonlyMap<string, readonly IndexedRule[]>;
+}
+
 /** What {@link OverrideIndex.plan} computed: the new rule set, not yet in force. */
 export interface OverridePlan {
   readonly added: readonly Configurator[];
@@ -33,13 +48,16 @@ export interface OverridePlan {
   /** The rules that matched at least one recomputed URL. */
   readonly matched: ReadonlySet<Configurator>;
   /** @internal */
-  readonly rules: Map<string, IndexedRule>;
-  /** @internal */
-  readonly buckets: Map<string, Set<IndexedRule>>;
+  readonly changes: PlanChanges;
 }
 
 const GENERAL = 'general';
 const NEVER: readonly string[] | undefined = undefined;
+const IN_GENERAL: readonly string[] = Object.freeze([GENERAL]);
+const NO_BUCKETS: readonly string[] = Object.freeze([]);
+const NO_RULES: readonly IndexedRule[] = Object.freeze([]);
+const NO_CONFIGURATORS: readonly Configurator[] = Object.freeze([]);
+const NO_PARAMETERS: ReadonlyArray<readonly [string, string]> = Object.freeze([]);
 
 /**
  * The override rules of one consumer, indexed so that a URL meets only the rules that can match it, and updated
@@ -50,14 +68,17 @@ const NEVER: readonly string[] | undefined = undefined;
  * (its host and application): `addr:<host>:<port>` / `*:<port>` (legacy rules naming a provider address),
  * `pa:<address or host>` (port-less rules with `providerAddresses`), `general` (port-less rules for this consumer —
  * they reach every URL), or none (a rule for another application, a provider-side rule, `enabled=false`, a rule for
- * another host). A URL's candidates are the rules of its few buckets, sorted into application order (host string,
- * `priority`, then arrival); the full Dubbo decision (`Configurator.configure`'s) then runs on each candidate only,
- * and the parameters are collected into one edit, so configuring a URL costs O(candidates), not O(all rules).
+ * another host). Each bucket is kept in application order (host string, `priority`, then arrival), so a URL's
+ * candidates are its few buckets merged; the full Dubbo decision (`Configurator.configure`'s) then runs on each
+ * candidate only, and the parameters are collected into one edit, so configuring a URL costs O(candidates), not
+ * O(all rules).
  *
- * A new rule list is diffed against the current one by the rules' string forms ({@link OverrideIndex.plan}); only
- * the URLs in the buckets of added or removed rules are recomputed (all of them when a `general` rule changed).
- * The plan is computed in time slices ({@link TimeSlicer}) and does not touch the index: the current rules stay in
- * force until {@link OverrideIndex.commit}. {@link OverrideIndex.evaluations} counts rule-vs-URL match evaluations.
+ * A new rule list (in any order) is diffed against the current one by the rules' string forms
+ * ({@link OverrideIndex.plan}); a list that starts with the same rule objects as the last one committed only adds
+ * the rest, and is diffed in O(new rules). Only the URLs in the buckets of added or removed rules are recomputed (all
+ * of them when a `general` rule changed). The plan is computed in time slices ({@link TimeSlicer}) and does not touch
+ * the index: the current rules stay in force until {@link OverrideIndex.commit}. {@link OverrideIndex.evaluations}
+ * counts rule-vs-URL match evaluations.
  * @example
  * ```ts
  * const index = new OverrideIndex(consumerUrl);
@@ -67,9 +88,20 @@ const NEVER: readonly string[] | undefined = undefined;
  */
 export class OverrideIndex {
   private rules = new Map<string, IndexedRule>();
-  private buckets = new Map<string, Set<IndexedRule>>();
+  /** Bucket name → its rules, in application order. */
+  private readonly buckets = new Map<string, readonly IndexedRule[]>();
   private readonly results = new Map<string, ConfiguredUrl>();
+  /** The rule list of the last plan committed. */
+  private list: readonly Configurator[] = NO_CONFIGURATORS;
+  /** Bumped by every commit: a plan made before it is re-planned when committed. */
+  private version = 0;
   private seq = 0;
+  /** The bucket list of the rules naming one address, by host then port (one array for all of them). */
+  private readonly addressBuckets = new Map<string, Map<number, readonly string[]>>();
+  /** Service keys shared by the rules and the URLs compared with them (see `Configurator.shareStrings`). */
+  private readonly strings = new Map<string, string>();
+  /** The bucket names each URL configured draws from. */
+  private readonly urlBuckets = new WeakMap<URL, readonly string[]>();
   /** Rule-vs-URL match evaluations made so far (for tests and benchmarks). */
   evaluations = 0;
 
@@ -85,6 +117,11 @@ export class OverrideIndex {
     return [...this.rules.values()].sort(compareRules).map((r) => r.configurator);
   }
 
+  /** The rule in force whose string form is `key`, if any. */
+  configuratorOf(key: string): Configurator | undefined {
+    return this.rules.get(key)?.configurator;
+  }
+
   /** The key a URL's configured form is kept under. */
   urlKeyOf(url: URL): string {
     return url.toString();
@@ -95,7 +132,7 @@ export class OverrideIndex {
     const key = this.urlKeyOf(url);
     let result = this.results.get(key);
     if (result === undefined) {
-      result = this.compute(url, this.rules, this.buckets, undefined);
+      result = this.compute(url, undefined, undefined);
       this.results.set(key, result);
     }
     return result;
@@ -103,7 +140,8 @@ export class OverrideIndex {
 
   /** Forgets the cached forms of URLs not in `keep` (vanished providers). */
   retain(keep: ReadonlySet<string>): void {
-    for (const key of this.results.keys()) if (!keep.has(key) && key !== this.urlKeyOf(this.consumerUrl)) this.results.delete(key);
+    const own = this.urlKeyOf(this.consumerUrl);
+    for (const key of this.results.keys()) if (!keep.has(key) && key !== own) this.results.delete(key);
   }
 
   /**
@@ -129,60 +167,125 @@ export class OverrideIndex {
   }
 
   private *planSteps(next: readonly Configurator[], urls: readonly URL[], slicer: TimeSlicer | undefined): Generator<void, OverridePlan> {
-    const rules = new Map(this.rules);
-    const seen = new Set<string>();
+    const version = this.version;
+    const list = next.slice();
+    const last = this.list;
+    let appended = list.length >= last.length;
+    for (let i = 0; appended && i < last.length; i++) appended = list[i] === last[i];
     const added: IndexedRule[] = [];
-    const touched = new Set<string>();
-    for (const configurator of next) {
-      const key = configurator.url.toString();
-      seen.add(key);
-      if (!rules.has(key)) {
-        const rule: IndexedRule = { configurator, key, buckets: this.bucketsOf(configurator), seq: this.seq + added.length };
-        added.push(rule);
-        rules.set(key, rule);
-        for (const bucket of rule.buckets ?? []) touched.add(bucket);
-      }
-      if (slicer?.due() === true) yield;
-    }
-    let removed = 0;
-    if (seen.size !== rules.size) {
-      // Some rules in force are not in the new list.
-      for (const [key, rule] of this.rules) {
-        if (seen.has(key)) continue;
-        rules.delete(key);
-        removed++;
-        for (const bucket of rule.buckets ?? []) touched.add(bucket);
+    const fresh = new Map<string, IndexedRule>();
+    const removed: IndexedRule[] = [];
+    const inForce = this.rules;
+    if (appended) {
+      // The rules in force, then new ones: nothing removed, only the tail to look at.
+      for (let i = last.length; i < list.length; i++) {
+        const configurator = list[i] as Configurator;
+        const key = configurator.url.toString();
+        if (!fresh.has(key) && (inForce.size === 0 || !inForce.has(key))) {
+          const rule = this.indexed(configurator, key, added.length);
+          fresh.set(key, rule);
+          added.push(rule);
+        }
         if (slicer?.due() === true) yield;
       }
+    } else {
+      const seen = new Set<string>();
+      for (let i = 0; i < list.length; i++) {
+        const configurator = list[i] as Configurator;
+        const key = configurator.url.toString();
+        if (!seen.has(key)) {
+          seen.add(key);
+          if (!inForce.has(key)) {
+            const rule = this.indexed(configurator, key, added.length);
+            fresh.set(key, rule);
+            added.push(rule);
+          }
+        }
+        if (slicer?.due() === true) yield;
+      }
+      if (seen.size !== this.rules.size + added.length) {
+        // Some rules in force are not in the new list.
+        for (const rule of this.rules.values()) {
+          if (!seen.has(rule.key)) removed.push(rule);
+          if (slicer?.due() === true) yield;
+        }
+      }
+    }
+    // Buckets are copied on write: only the touched ones, each kept in application order.
+    const touched = new Set<string>();
+    const addedTo = new Map<string, IndexedRule[]>();
+    for (const rule of added) {
+      for (const bucket of rule.buckets ?? NO_BUCKETS) {
+        touched.add(bucket);
+        const into = addedTo.get(bucket);
+        if (into === undefined) addedTo.set(bucket, [rule]);
+        else into.push(rule);
+      }
+    }
+    for (const rule of removed) for (const bucket of rule.buckets ?? NO_BUCKETS) touched.add(bucket);
+    const gone = removed.length > 0 ? new Set(removed) : undefined;
+    const buckets = new Map<string, readonly IndexedRule[]>();
+    for (const bucket of touched) {
+      const old = this.buckets.get(bucket) ?? NO_RULES;
+      const kept = gone === undefined ? old : old.filter((rule) => !gone.has(rule));
+      const into = addedTo.get(bucket);
+      buckets.set(bucket, into === undefined ? kept : merge(kept, into.sort(compareRules)));
+      if (slicer?.due() === true) yield;
     }
     const general = touched.has(GENERAL);
-    // Buckets are copied on write: only the touched ones.
-    const buckets = new Map(this.buckets);
-    for (const bucket of touched) {
-      const set = new Set<IndexedRule>();
-      for (const rule of this.buckets.get(bucket) ?? []) if (rules.get(rule.key) === rule) set.add(rule);
-      buckets.set(bucket, set);
-    }
-    for (const rule of added) for (const bucket of rule.buckets ?? []) buckets.get(bucket)?.add(rule);
     const recomputed = new Map<string, ConfiguredUrl>();
-    const matched = new Set<Configurator>();
     for (const url of urls) {
       const key = this.urlKeyOf(url);
       if (recomputed.has(key)) continue;
-      if (!general && this.results.has(key) && !this.keysOf(url).some((k) => touched.has(k))) continue;
-      const result = this.compute(url, rules, buckets, slicer);
+      if (!general && this.results.has(key) && !this.bucketNamesOf(url).some((k) => touched.has(k))) continue;
+      const result = this.compute(url, buckets, slicer);
       recomputed.set(key, result);
-      for (const configurator of result.matched) matched.add(configurator);
       if (slicer?.due() === true) yield;
     }
-    return { added: added.map((r) => r.configurator), removed, general, recomputed, matched, rules, buckets };
+    const changes: PlanChanges = { owner: this, version, list, added, fresh, removed, buckets };
+    let matched: Set<Configurator> | undefined;
+    return {
+      added: added.map((r) => r.configurator),
+      removed: removed.length,
+      general,
+      recomputed,
+      get matched(): ReadonlySet<Configurator> {
+        // Collected on first use (most callers never ask).
+        if (matched === undefined) {
+          matched = new Set();
+          for (const result of recomputed.values()) for (const configurator of result.matched) matched.add(configurator);
+        }
+        return matched;
+      },
+      changes,
+    };
   }
 
   /** Puts a plan in force. */
   commit(plan: OverridePlan): void {
-    this.rules = plan.rules;
-    this.buckets = plan.buckets;
-    this.seq += plan.added.length;
+    const changes = plan.changes;
+    if (changes.owner !== this || changes.version !== this.version) {
+      // Made by another index, or before another commit: put its rule list in force from scratch.
+      this.rules.clear();
+      this.buckets.clear();
+      this.results.clear();
+      this.list = NO_CONFIGURATORS;
+      this.version++;
+      this.commit(this.planNow(changes.list, []));
+      return;
+    }
+    if (this.rules.size === 0) this.rules = changes.fresh; // nothing to remove: the plan's map is the new one
+    else {
+      for (const rule of changes.removed) this.rules.delete(rule.key);
+      for (const rule of changes.added) this.rules.set(rule.key, rule);
+    }
+    for (const [bucket, rules] of changes.buckets) {
+      if (rules.length === 0) this.buckets.delete(bucket);
+      else this.buckets.set(bucket, rules);
+    }
+    this.seq += changes.added.length;
+    this.list = changes.list;
+    this.version++;
     for (const [key, result] of plan.recomputed) this.results.set(key, result);
     if (plan.general) {
       // URLs not given to plan() (none normally) would keep stale forms: drop them.
@@ -190,40 +293,52 @@ export class OverrideIndex {
     }
   }
 
-  private compute(url: URL, rules: ReadonlyMap<string, IndexedRule>, buckets: ReadonlyMap<string, Set<IndexedRule>>, slicer: TimeSlicer | undefined): ConfiguredUrl {
-    const candidates: IndexedRule[] = [];
-    for (const key of this.keysOf(url)) {
-      const bucket = buckets.get(key);
-      if (bucket !== undefined) for (const rule of bucket) if (rules.get(rule.key) === rule) candidates.push(rule);
+  private indexed(configurator: Configurator, key: string, offset: number): IndexedRule {
+    const buckets = this.bucketsOf(configurator);
+    // The rule is compared with the URLs it can reach on every recompute: share its strings with theirs.
+    if (buckets !== undefined) configurator.shareStrings(this.strings);
+    return { configurator, key, buckets, seq: this.seq + offset };
+  }
+
+  /** Applies the candidate rules of `url` (from `overlay`, the buckets a plan changed, else those in force). */
+  private compute(url: URL, overlay: ReadonlyMap<string, readonly IndexedRule[]> | undefined, slicer: TimeSlicer | undefined): ConfiguredUrl {
+    let candidates: readonly IndexedRule[] | undefined;
+    for (const name of this.bucketNamesOf(url)) {
+      const bucket = overlay?.get(name) ?? this.buckets.get(name);
+      if (bucket !== undefined && bucket.length > 0) candidates = candidates === undefined ? bucket : merge(candidates, bucket);
     }
-    if (candidates.length === 0) return { url, addressed: [], matched: [] };
-    candidates.sort(compareRules);
-    const localHost = this.consumerUrl.host;
-    const changes = new Map<string, string>();
-    const get = (key: string): string | undefined => (changes.has(key) ? changes.get(key) : url.getParameter(key));
-    const addressed: Array<readonly [string, string]> = [];
+    if (candidates === undefined) return { url, addressed: NO_PARAMETERS, matched: NO_CONFIGURATORS };
+    const target = new RuleTarget(url, this.consumerUrl.host, this.strings);
+    let addressed: Array<readonly [string, string]> | undefined;
     const matched: Configurator[] = [];
     for (const rule of candidates) {
       this.evaluations++;
       slicer?.count();
       const configurator = rule.configurator;
-      if (!configurator.matches(url, get, localHost)) continue;
+      if (!configurator.matches(target)) continue;
       matched.push(configurator);
-      if (configurator.applyTo(get, changes) && configurator.addressed) {
-        for (const entry of configurator.appliedParameters) addressed.push(entry);
+      if (configurator.applyTo(target) && configurator.addressed) {
+        addressed ??= [];
+        for (const entry of configurator.appliedEntries) addressed.push(entry);
       }
     }
-    return { url: changes.size === 0 ? url : url.addParameters(changes), addressed, matched };
+    return { url: target.configured(), addressed: addressed ?? NO_PARAMETERS, matched };
   }
 
   /** The buckets a URL draws its candidate rules from. */
-  private keysOf(url: URL): string[] {
-    const host = url.host;
-    const port = url.port;
-    const address = url.getAddress();
-    return address === host
-      ? [`addr:${host}:${port}`, `*:${port}`, `pa:${host}`, GENERAL]
-      : [`addr:${host}:${port}`, `*:${port}`, `pa:${address}`, `pa:${host}`, GENERAL];
+  private bucketNamesOf(url: URL): readonly string[] {
+    let names = this.urlBuckets.get(url);
+    if (names === undefined) {
+      const host = url.host;
+      const port = url.port;
+      const address = url.getAddress();
+      names =
+        address === host
+          ? [`addr:${host}:${port}`, `*:${port}`, `pa:${host}`, GENERAL]
+          : [`addr:${host}:${port}`, `*:${port}`, `pa:${address}`, `pa:${host}`, GENERAL];
+      this.urlBuckets.set(url, names);
+    }
+    return names;
   }
 
   /**
@@ -240,24 +355,59 @@ export class OverrideIndex {
     if (application && ruleApp !== undefined && ruleApp !== '*' && ruleApp !== application) return NEVER;
     const versionedSide = rule.versionedSide;
     const port = rule.url.port;
-    if (versionedSide === undefined && port !== 0) {
-      return [rule.host === '0.0.0.0' ? `*:${port}` : `addr:${rule.host}:${port}`];
-    }
-    if (side !== 'consumer') return [GENERAL];
+    if (versionedSide === undefined && port !== 0) return this.addressBucket(rule.host, port);
+    if (side !== 'consumer') return IN_GENERAL;
     if (versionedSide !== undefined && versionedSide !== 'consumer') return NEVER;
     if (rule.host !== '0.0.0.0' && rule.host !== consumer.host) return NEVER;
     const addresses = rule.targetAddresses;
-    if (addresses === undefined) return [GENERAL];
+    if (addresses === undefined) return IN_GENERAL;
     const out = new Set<string>();
     for (const a of addresses) {
-      if (a === '0.0.0.0' || a === '0.0.0.0:*') return [GENERAL];
+      if (a === '0.0.0.0' || a === '0.0.0.0:*') return IN_GENERAL;
       if (a.startsWith('0.0.0.0:')) out.add(`*:${a.slice('0.0.0.0:'.length)}`);
       else out.add(`pa:${a}`);
     }
     return [...out];
   }
+
+  /** `[addr:<host>:<port>]`, or `[*:<port>]` for `0.0.0.0`: one array shared by every rule naming that address. */
+  private addressBucket(host: string, port: number): readonly string[] {
+    let ports = this.addressBuckets.get(host);
+    if (ports === undefined) this.addressBuckets.set(host, (ports = new Map()));
+    let bucket = ports.get(port);
+    if (bucket === undefined) {
+      bucket = Object.freeze([host === '0.0.0.0' ? `*:${port}` : `addr:${host}:${port}`]);
+      ports.set(port, bucket);
+    }
+    return bucket;
+  }
 }
 
 function compareRules(a: IndexedRule, b: IndexedRule): number {
   return Configurator.compare(a.configurator, b.configurator) || a.seq - b.seq;
+}
+
+/** Merges two lists in application order (a new list, or one of them when the other is empty; never mutated). */
+function merge(a: readonly IndexedRule[], b: readonly IndexedRule[]): readonly IndexedRule[] {
+  if (a.length === 0) return b;
+  if (b.length === 0) return a;
+  if (compareRules(a[a.length - 1] as IndexedRule, b[0] as IndexedRule) < 0) return a.concat(b);
+  if (compareRules(b[b.length - 1] as IndexedRule, a[0] as IndexedRule) < 0) return b.concat(a);
+  const out: IndexedRule[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i] as IndexedRule;
+    const y = b[j] as IndexedRule;
+    if (compareRules(x, y) < 0) {
+      out.push(x);
+      i++;
+    } else {
+      out.push(y);
+      j++;
+    }
+  }
+  while (i < a.length) out.push(a[i++] as IndexedRule);
+  while (j < b.length) out.push(b[j++] as IndexedRule);
+  return out;
 }

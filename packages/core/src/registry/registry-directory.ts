@@ -14,9 +14,9 @@ import type { Invoker } from '../rpc/invoker.js';
 import type { RpcStatusRegistry } from '../rpc/rpc-status.js';
 import type { URL } from '../rpc/url.js';
 import type { ServiceDefinition } from '../service/service-definition.js';
-import { Configurator } from './configurator.js';
+import type { Configurator } from './configurator.js';
 import { OverrideIndex, type OverridePlan } from './override-index.js';
-import { isProviderEnabled, readOverrideRules } from './rule-limits.js';
+import { isProviderEnabled, OverrideRulesMemo, readOverrideRules } from './rule-limits.js';
 import { TimeSlicer } from './time-slicer.js';
 import type { NotifyListener, Registry } from './registry.js';
 import { RegistryCategory } from './url-match.js';
@@ -49,6 +49,12 @@ export interface RegistryDirectoryOptions {
   readonly events?: ApplicationEvents;
   /** The application's `weft.rpc.Router` factories; without them `routers` rules are ignored (logged once). */
   readonly routers?: ExtensionLoader<RouterFactory>;
+}
+
+/** An invoker referred, and the configured provider URL it was referred for. */
+interface Referred {
+  readonly url: URL;
+  readonly invoker: Invoker;
 }
 
 /** The longest wait before applying a notification that arrived while the previous one was being applied, in ms. */
@@ -110,9 +116,10 @@ export class RegistryDirectory extends Directory {
   private draining = false;
   /** Until when the next update waits (after a long one), so that notifications arriving meanwhile coalesce. */
   private coolUntil = 0;
-  /** The configurator of each rule URL object seen (registries reuse the objects of unchanged entries). */
-  private readonly ruleCache = new WeakMap<URL, Configurator | null>();
-  private readonly invokers = new Map<string, Invoker>();
+  /** What the last `configurators` notification gave (registries reuse the objects of unchanged entries). */
+  private readonly ruleMemo = new OverrideRulesMemo();
+  /** The invokers referred: one per distinct configured provider URL (the URL it was referred for), in order. */
+  private referred: readonly Referred[] = [];
   private routable: readonly Invoker[] = [];
   private mocks: readonly Invoker[] = [];
   private updates: Promise<void> = Promise.resolve();
@@ -178,7 +185,7 @@ export class RegistryDirectory extends Directory {
   }
 
   getAllInvokers(): readonly Invoker[] {
-    return [...this.invokers.values()];
+    return this.referred.map((r) => r.invoker);
   }
 
   override isAvailable(): boolean {
@@ -251,13 +258,20 @@ export class RegistryDirectory extends Directory {
         this.firstProviders = undefined;
       } else if (category === RegistryCategory.CONFIGURATORS) {
         const slicer = new TimeSlicer();
-        const next = await readOverrideRules(urls, this.options.registry.getUrl(), `override rules for ${this.service.name}`, this.options.logger, slicer, this.ruleCache);
+        const what = `override rules for ${this.service.name}`;
+        const known = (key: string): Configurator | undefined => this.index.configuratorOf(key);
+        const next = await readOverrideRules(urls, this.options.registry.getUrl(), what, this.options.logger, slicer, this.ruleMemo, known);
         if (next === undefined || this.destroyed) return;
-        const plan = await this.index.plan(next, [this.base, ...this.mergedProviders()], slicer);
+        const index = this.index;
+        let plan = await index.plan(next, [this.base, ...this.mergedProviders()], slicer);
+        // What follows up to the first refer cannot pause: start it in a fresh slice.
+        await slicer.pause();
         if (this.destroyed) return;
+        // configure() replaced the index meanwhile: plan against the new one.
+        if (this.index !== index) plan = this.index.planNow(next, [this.base, ...this.mergedProviders()]);
         const state = this.compute(this.base, this.index, this.merged, plan);
         try {
-          this.checkRuleKeys(plan.added.filter((rule) => plan.matched.has(rule)));
+          if (this.options.checkKeys !== undefined) this.checkRuleKeys(plan.added.filter((rule) => plan.matched.has(rule)));
           this.options.validate(state.directoryUrl, `override rule for ${this.service.name} from ${maskedIdentity(this.options.registry.getUrl())}`);
         } catch (error) {
           const shown = plan.added.length > 0 ? plan.added.slice(0, 10).map((c) => maskSecrets(c.url)) : urls.slice(0, 10).map((u) => maskSecrets(u));
@@ -271,7 +285,7 @@ export class RegistryDirectory extends Directory {
           return;
         }
         this.index.commit(plan);
-        await this.refresh(state);
+        await this.refresh(state, slicer);
       } else if (category === RegistryCategory.ROUTERS) {
         const rules = urls.filter((u) => u.protocol !== 'empty');
         if (this.routerChain !== undefined && this.routerChain.routers.length > 0) this.routerChain.setRules(rules);
@@ -322,32 +336,52 @@ export class RegistryDirectory extends Directory {
     const allowed = consumerUrl.getParameter('protocol');
     const allowedProtocols = allowed ? new Set(splitCommaList(allowed)) : undefined;
     const providers: URL[] = [];
-    const addressed = new Map<string, string>();
+    const base = configured(consumerUrl).url;
+    const own = base.parameters;
+    // The provider-addressed parameters join the directory URL where it has no value, each key as the first provider
+    // (in order) gives it — `base.addParametersIfAbsent(first occurrence of each key)`, in one pass.
+    let params: Map<string, string> | undefined;
+    let decidedEmpty: Set<string> | undefined; // keys whose first occurrence (or the directory's own value) is ''
     for (const provider of this.providerUrls) {
       if (allowedProtocols !== undefined && !allowedProtocols.has(provider.protocol)) continue;
       const mergedUrl = merged.get(provider.toString()) ?? mergeProviderUrl(provider, consumerUrl);
       const result = configured(mergedUrl);
-      for (const [key, value] of result.addressed) if (!addressed.has(key)) addressed.set(key, value);
+      for (const [key, value] of result.addressed) {
+        const current = (params ?? own).get(key);
+        if (current !== undefined && current !== '') continue; // the directory's own, or a first provider's
+        if (decidedEmpty !== undefined && decidedEmpty.has(key)) continue;
+        if (current === '' || value === '') (decidedEmpty ??= new Set()).add(key);
+        if (value !== '') (params ??= new Map(own)).set(key, value);
+      }
       if (!isProviderEnabled(result.url)) continue;
       providers.push(result.url);
     }
-    let directoryUrl = configured(consumerUrl).url;
-    if (addressed.size > 0) directoryUrl = directoryUrl.addParametersIfAbsent(addressed);
-    return { directoryUrl, providers };
+    return { directoryUrl: params === undefined ? base : base.withParameterMap(params), providers };
   }
 
-  /** Refers and releases invokers for the current state (`computed`: the state just computed for a committed plan). */
-  private async refresh(computed?: { directoryUrl: URL; providers: URL[] }): Promise<void> {
+  /**
+   * Refers and releases invokers for the current state (`computed`: the state just computed for a committed plan),
+   * pausing between providers when `slicer` says so (the new invokers are put in force together, at the end).
+   */
+  private async refresh(computed?: { directoryUrl: URL; providers: URL[] }, slicer?: TimeSlicer): Promise<void> {
     if (this.destroyed) return;
     const merged = this.mergedProviders();
     this.index.retain(new Set(merged.map((url) => this.index.urlKeyOf(url))));
     const { directoryUrl, providers } = computed ?? this.compute(this.base, this.index, this.merged, undefined);
-    const next = new Map<string, Invoker>();
+    // Invokers are kept per distinct configured URL (same text), found by their address and compared parameter by
+    // parameter, so that the long URLs many rules make are never written out to compare them.
+    const old = this.referred;
+    const oldAt = indexByIdentity(old);
+    const kept = new Uint8Array(old.length);
+    const next: Referred[] = [];
+    const nextAt = new Map<string, number[]>();
     for (const url of providers) {
-      const key = url.toString();
-      const existing = this.invokers.get(key) ?? next.get(key);
-      if (existing !== undefined) {
-        next.set(key, existing);
+      const identity = url.toIdentityString();
+      if (findSame(next, nextAt.get(identity), url) >= 0) continue;
+      const at = findSame(old, oldAt.get(identity), url);
+      if (at >= 0) {
+        kept[at] = 1;
+        addReferred(next, nextAt, identity, { url, invoker: (old[at] as Referred).invoker });
         continue;
       }
       if (!this.options.protocols.hasExtension(url.protocol)) {
@@ -355,15 +389,15 @@ export class RegistryDirectory extends Directory {
         continue;
       }
       try {
-        next.set(key, await this.options.protocols.getExtension(url.protocol).refer(this.service, url));
+        addReferred(next, nextAt, identity, { url, invoker: await this.options.protocols.getExtension(url.protocol).refer(this.service, url) });
       } catch (error) {
         safeLog(this.options.logger, 'error', `cannot refer provider ${maskedIdentity(url)} of ${this.service.name}`, error);
       }
+      if (slicer?.spent() === true) await slicer.pause();
     }
-    const removed = [...this.invokers].filter(([key]) => !next.has(key)).map(([, invoker]) => invoker);
-    this.invokers.clear();
-    for (const [key, invoker] of next) this.invokers.set(key, invoker);
-    const all = [...next.values()];
+    const removed = old.filter((_, i) => kept[i] === 0).map((r) => r.invoker);
+    this.referred = next;
+    const all = next.map((r) => r.invoker);
     this.routable = all.filter((i) => i.getUrl().protocol !== 'mock');
     this.mocks = all.filter((i) => i.getUrl().protocol === 'mock');
     this.current = directoryUrl;
@@ -378,8 +412,8 @@ export class RegistryDirectory extends Directory {
     this.firstProviders?.();
     await this.options.registry.unsubscribe(this.subscribeUrl, this.listener).catch(() => undefined);
     await this.updates.catch(() => undefined);
-    const invokers = [...this.invokers.values()];
-    this.invokers.clear();
+    const invokers = this.referred.map((r) => r.invoker);
+    this.referred = [];
     this.routable = [];
     this.mocks = [];
     this.routerChain?.destroy();
@@ -410,4 +444,51 @@ export function mergeProviderUrl(provider: URL, consumer: URL): URL {
   if (providerFilters && consumerFilters) params.set('reference.filter', `${providerFilters},${consumerFilters}`);
   params.set('check', 'false');
   return provider.clearParameters().addParameters(params);
+}
+
+/** Positions of `referred` by the identity string (`protocol://host:port/path`) of their URLs. */
+function indexByIdentity(referred: readonly Referred[]): Map<string, number[]> {
+  const at = new Map<string, number[]>();
+  referred.forEach((r, i) => {
+    const identity = r.url.toIdentityString();
+    const list = at.get(identity);
+    if (list === undefined) at.set(identity, [i]);
+    else list.push(i);
+  });
+  return at;
+}
+
+function addReferred(list: Referred[], at: Map<string, number[]>, identity: string, referred: Referred): void {
+  const positions = at.get(identity);
+  if (positions === undefined) at.set(identity, [list.length]);
+  else positions.push(list.length);
+  list.push(referred);
+}
+
+/** The position among `positions` of `referred` whose URL has the same text as `url`; -1 when none. */
+function findSame(referred: readonly Referred[], positions: readonly number[] | undefined, url: URL): number {
+  if (positions === undefined) return -1;
+  for (const i of positions) if (sameText((referred[i] as Referred).url, url)) return i;
+  return -1;
+}
+
+/**
+ * Whether two URLs have the same string form (`toString()`), without writing either out: the same components and the
+ * same parameters in the same order (the form encodes each of them, and nothing else).
+ */
+function sameText(a: URL, b: URL): boolean {
+  if (a === b) return true;
+  if (a.protocol !== b.protocol || a.username !== b.username || a.password !== b.password || a.host !== b.host || a.port !== b.port || a.path !== b.path) {
+    return false;
+  }
+  const mine = a.parameters;
+  const theirs = b.parameters;
+  if (mine === theirs) return true;
+  if (mine.size !== theirs.size) return false;
+  const other = theirs.entries();
+  for (const [key, value] of mine) {
+    const entry = other.next().value as [string, string];
+    if (entry[0] !== key || entry[1] !== value) return false;
+  }
+  return true;
 }

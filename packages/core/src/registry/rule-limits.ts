@@ -1,6 +1,7 @@
 import { safeLog, type Logger } from '../common/logger.js';
 import type { URL } from '../rpc/url.js';
 import { Configurator } from './configurator.js';
+import { startsWithList } from './list-prefix.js';
 import type { TimeSlicer } from './time-slicer.js';
 
 /** Registry URL keys bounding the rules a consumer accepts from that registry. */
@@ -54,11 +55,26 @@ export function ruleLimitsOf(url: URL): RuleLimits {
 }
 
 /**
- * Turns a `configurators` notification into the ordered override rules (as `Configurator.toConfigurators` does),
- * within the limits of `source` and in time slices: `undefined` to keep the previous rules (an empty list, or a
- * notification refused for carrying more than `rule.max-count` rules), `[]` for `empty://`, else the rules without
- * those longer than `rule.max-bytes`. `cache` keeps the configurator of each URL object seen (registries hand the
- * same objects again for unchanged entries). Every refusal is logged at `error`, naming the rule (its start) and the source.
+ * What {@link readOverrideRules} read last for one subscriber, so that a list starting with the same URL objects (a
+ * registry appending rules) is read from where the last one ended. A scope object: one per directory.
+ * @internal
+ */
+export class OverrideRulesMemo {
+  /** The last list read in full without a refusal (a copy), and its rules in notification order. */
+  urls: readonly URL[] = [];
+  rules: readonly Configurator[] = [];
+  /** The `rule.max-bytes` it was read with. */
+  maxBytes = 0;
+}
+
+/**
+ * Turns a `configurators` notification into its override rules, in notification order (`Configurator.compare` gives
+ * the application order), within the limits of `source` and in time slices: `undefined` to keep the previous rules
+ * (an empty list, or a notification refused for carrying more than `rule.max-count` rules), `[]` for `empty://`, else
+ * the rules without those longer than `rule.max-bytes`. `memo` keeps the last list read: a list that starts with it
+ * is read from where it ended. `known` gives the configurator already made for a rule's string form (the rules in
+ * force), so that an unchanged rule is not parsed again. Every refusal is logged at `error`, naming the rule (its
+ * start) and the source.
  * @internal
  */
 export async function readOverrideRules(
@@ -67,7 +83,8 @@ export async function readOverrideRules(
   what: string,
   logger: Logger,
   slicer: TimeSlicer,
-  cache?: WeakMap<URL, Configurator | null>,
+  memo?: OverrideRulesMemo,
+  known?: (key: string) => Configurator | undefined,
 ): Promise<Configurator[] | undefined> {
   if (urls.length === 0) return undefined;
   const limits = ruleLimitsOf(source);
@@ -81,16 +98,22 @@ export async function readOverrideRules(
     );
     return undefined;
   }
-  const out: Configurator[] = [];
-  for (const url of urls) {
-    if (url.protocol === 'empty') return [];
-    const known = cache?.get(url);
-    if (known !== undefined) {
-      if (known !== null) out.push(known);
-      continue;
+  let start = 0;
+  let out: Configurator[] = [];
+  if (memo !== undefined && memo.maxBytes === limits.maxBytes && startsWithList(urls, memo.urls)) {
+    start = memo.urls.length;
+    out = memo.rules.slice();
+  }
+  let refused = false;
+  for (let i = start; i < urls.length; i++) {
+    const url = urls[i] as URL;
+    if (url.protocol === 'empty') {
+      if (memo !== undefined) memo.urls = [];
+      return [];
     }
     const text = url.toString();
     if (text.length > limits.maxBytes && Buffer.byteLength(text) > limits.maxBytes) {
+      refused = true;
       safeLog(
         logger,
         'error',
@@ -99,12 +122,17 @@ export async function readOverrideRules(
       );
       continue;
     }
-    const configurator = Configurator.from(url);
-    cache?.set(url, configurator ?? null);
+    const configurator = known?.(text) ?? Configurator.from(url);
     if (configurator !== undefined) out.push(configurator);
     if (slicer.due()) await slicer.pause();
   }
-  return out.sort(Configurator.compare);
+  if (memo !== undefined) {
+    // A list with a refused rule is read in full again next time (and the refusal logged again).
+    memo.urls = refused ? [] : urls.slice();
+    memo.rules = refused ? [] : out.slice();
+    memo.maxBytes = limits.maxBytes;
+  }
+  return out;
 }
 
 /**

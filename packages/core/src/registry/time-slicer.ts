@@ -4,9 +4,10 @@ import { performance } from 'node:perf_hooks';
  * Cuts long synchronous work (applying thousands of rules) into slices of a few milliseconds, yielding to the event
  * loop between them so calls, timers and I/O keep flowing.
  *
- * @remarks Call {@link TimeSlicer.due} often (it reads the clock every 64 calls); when it says so, `await`
- * {@link TimeSlicer.pause} (one `setImmediate` turn). {@link TimeSlicer.count} counts work done inside a step that
- * cannot pause, so the next `due()` sees it. {@link TimeSlicer.pauses} counts the pauses taken.
+ * @remarks Call {@link TimeSlicer.due} often (it reads the clock every 64 calls), or {@link TimeSlicer.spent} between
+ * coarser steps; when it says so, `await` {@link TimeSlicer.pause} (one `setImmediate` turn).
+ * {@link TimeSlicer.count} counts work done inside a step that cannot pause, so the next `due()` sees it.
+ * {@link TimeSlicer.pauses} counts the pauses taken.
  * @example
  * ```ts
  * const slicer = new TimeSlicer(4);
@@ -35,6 +36,11 @@ export class TimeSlicer {
   due(): boolean {
     if (++this.ops < this.nextCheck) return false;
     this.nextCheck = this.ops + 64;
+    return performance.now() - this.start >= this.budgetMs;
+  }
+
+  /** Whether the current slice has used its budget, reading the clock now (for steps of tens of microseconds or more). */
+  spent(): boolean {
     return performance.now() - this.start >= this.budgetMs;
   }
 

@@ -172,3 +172,39 @@ export function entriesOf<V>(source: Readonly<Record<string, V>> | ReadonlyMap<s
     ? (source as ReadonlyMap<string, V>).entries()
     : Object.entries(source);
 }
+
+/**
+ * The string form of a URL's components (see `URL.toString`); `mask` hides the password. The parts are joined once,
+ * so the result is one flat string, not a tree of concatenations copied again when it is first hashed or compared.
+ */
+export function formatUrl(
+  url: { readonly protocol: string; readonly username: string; readonly password: string; readonly host: string; readonly port: number; readonly path: string },
+  parameters: ReadonlyMap<string, string> | undefined,
+  mask: boolean,
+): string {
+  const parts: string[] = [];
+  if (url.protocol) parts.push(url.protocol, '://');
+  if (url.username || url.password) {
+    parts.push(percentEncode(url.username, KEEP_USER));
+    if (url.password) parts.push(':', mask ? '***' : percentEncode(url.password, KEEP_USER));
+    parts.push('@');
+  }
+  if (url.host.includes(':')) parts.push('[', url.host, ']');
+  else parts.push(url.host);
+  if (url.port !== 0) parts.push(':', String(url.port));
+  if (url.path) parts.push('/', percentEncode(url.path, url.protocol ? KEEP_QUERY : KEEP_PATH_NO_COLON));
+  if (parameters !== undefined) {
+    let separator = '?';
+    for (const [key, value] of parameters) {
+      // A literal `default.x` would make parse() add `x`; escape the dot when `x` is not a parameter.
+      if (key.startsWith(DEFAULT_PREFIX) && key.length > DEFAULT_PREFIX.length && !parameters.has(key.slice(DEFAULT_PREFIX.length))) {
+        parts.push(separator, 'default%2E', percentEncode(key, KEEP_QUERY).slice(DEFAULT_PREFIX.length));
+      } else {
+        parts.push(separator, percentEncode(key, KEEP_QUERY));
+      }
+      parts.push('=', percentEncode(value, KEEP_QUERY));
+      separator = '&';
+    }
+  }
+  return parts.join('');
+}

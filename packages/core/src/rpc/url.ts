@@ -1,6 +1,6 @@
 import { ExtensionError, ExtensionErrorCode } from '../extension/extension-error.js';
 import { isSecretKey } from '../common/mask-secrets.js';
-import { DECIMAL, DEFAULT_PREFIX, KEEP_FORM, KEEP_PATH_NO_COLON, KEEP_QUERY, KEEP_USER, checkComponents, decodeOrThrow, entriesOf, invalidUrl, normalizeHost, parseQuery, percentEncode, splitHostPort, stripLeadingSlashes } from './url-syntax.js';
+import { DECIMAL, KEEP_FORM, checkComponents, decodeOrThrow, entriesOf, formatUrl, invalidUrl, normalizeHost, parseQuery, percentEncode, splitHostPort, stripLeadingSlashes } from './url-syntax.js';
 import { EMPTY_TABLE, ParamTable, tableFor } from './url-parameters.js';
 
 /** A parameter value accepted by the `addParameter*` edits; numbers and booleans are stored as their string form. */
@@ -521,6 +521,15 @@ export class URL {
     return this.#edit(params, false);
   }
 
+  /**
+   * Returns a URL with these components and `parameters` as its parameters, taken over (not copied): the caller never
+   * changes the map afterwards, and every key in it is non-empty. For code that builds the whole map itself.
+   * @internal
+   */
+  withParameterMap(parameters: Map<string, string>): URL {
+    return parameters === this.#table.map ? this : this.#withMap(parameters);
+  }
+
   /** As {@link URL.addParameter}, but only when `key` has no non-empty value yet. */
   addParameterIfAbsent(key: string, value: ParameterValue | undefined): URL {
     return this.hasParameter(key) ? this : this.addParameter(key, value);
@@ -610,19 +619,23 @@ export class URL {
   }
 
   #withMap(map: Map<string, string>): URL {
-    return this.#with({}, map.size === 0 ? EMPTY_TABLE : new ParamTable(map));
+    const url = this.#with({}, map.size === 0 ? EMPTY_TABLE : new ParamTable(map));
+    url.#identity = this.#identity; // same components, same identity string
+    return url;
   }
 
   #edit(params: ParameterEdits, ifAbsent: boolean): URL {
     const base = this.#table.map;
     let map: Map<string, string> | undefined;
-    for (const [key, value] of entriesOf(params)) {
-      if (!key || value === undefined) continue;
+    const edit = (value: ParameterValue | undefined, key: string): void => {
+      if (!key || value === undefined) return;
       const text = typeof value === 'string' ? value : String(value);
       const current = base.get(key);
-      if (text === '' || current === text || (ifAbsent && current)) continue;
+      if (text === '' || current === text || (ifAbsent && current)) return;
       (map ??= new Map(base)).set(key, text);
-    }
+    };
+    if (params instanceof Map) params.forEach(edit); // no entry arrays
+    else for (const [key, value] of entriesOf(params)) edit(value, key);
     return map === undefined ? this : this.#withMap(map);
   }
 
@@ -674,27 +687,6 @@ export class URL {
 
   /** Builds the string form; `mask` hides the password (for error messages). */
   #build(withParameters: boolean, mask: boolean): string {
-    let s = this.protocol ? `${this.protocol}://` : '';
-    if (this.username || this.password) {
-      s += percentEncode(this.username, KEEP_USER);
-      if (this.password) s += `:${mask ? '***' : percentEncode(this.password, KEEP_USER)}`;
-      s += '@';
-    }
-    s += this.getAddress();
-    if (this.path) s += `/${percentEncode(this.path, this.protocol ? KEEP_QUERY : KEEP_PATH_NO_COLON)}`;
-    if (withParameters) {
-      const map = this.#table.map;
-      let separator = '?';
-      for (const [key, value] of map) {
-        let name = percentEncode(key, KEEP_QUERY);
-        // A literal `default.x` would make parse() add `x`; escape the dot when `x` is not a parameter.
-        if (key.startsWith(DEFAULT_PREFIX) && key.length > DEFAULT_PREFIX.length && !map.has(key.slice(DEFAULT_PREFIX.length))) {
-          name = `default%2E${name.slice(DEFAULT_PREFIX.length)}`;
-        }
-        s += `${separator}${name}=${percentEncode(value, KEEP_QUERY)}`;
-        separator = '&';
-      }
-    }
-    return s;
+    return formatUrl(this, withParameters ? this.#table.map : undefined, mask);
   }
 }
