@@ -7,13 +7,17 @@
 //   tracing  + @weft/filter-tracing with no SDK (the API's no-op tracer)
 //   sdk      + @weft/filter-tracing with @opentelemetry/sdk-trace-base (SimpleSpanProcessor → InMemorySpanExporter)
 // Also one filter alone in a chain of one, around a terminal answering a completed Result, vs the empty chain.
+// These six rows are timed in interleaved rounds (alternate.mjs, 10th percentile of the rounds); the SDK rows after.
 //   node --expose-gc packages/benchmarks/bench/observability.mjs
 import { execFileSync } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
 import { buildFilterChain, defineService, Filter, Invocation, Invoker, Logger, Result, URL, WeftApplication } from '@weft/core';
 
 import { formatRatio, measure, printTable, summarize } from '../../core/bench/harness.mjs';
+
+import { alternate } from './alternate.mjs';
 
 const silent = new (class extends Logger {
   debug() {}
@@ -58,13 +62,26 @@ async function sample() {
   const withTracing = buildFilterChain(terminal, [tracing.app.model.getExtensionLoader(Filter).getExtension('tracing')], () => 'tracing', silent);
   const invocation = Invocation.of('sayHello', ['ann'], Greeter);
 
+  // Interleaved rounds (alternate.mjs): the rows without the SDK see the same machine load, so the differences
+  // (tens of ns) are not buried under the drift of a shared machine between rows measured one after another.
+  const [baseRow, metricsRow, tracingRow, chainEmptyRow, chainMetricsRow, chainTracingRow, clockRow] = await alternate([
+    { name: 'base', fn: () => base.greeter.sayHello('ann') },
+    { name: 'metrics', fn: () => metrics.greeter.sayHello('ann') },
+    { name: 'tracing', fn: () => tracing.greeter.sayHello('ann') },
+    { name: 'chain', fn: async () => empty.invoke(invocation) },
+    { name: 'chain+metrics', fn: async () => withMetrics.invoke(invocation) },
+    { name: 'chain+tracing', fn: async () => withTracing.invoke(invocation) },
+    // The floor of any timing filter: one clock read (the metrics filter makes two per injvm call).
+    { name: 'performance.now()', fn: () => performance.now() },
+  ]);
   const out = {
-    base: (await measure('base', () => base.greeter.sayHello('ann'), options)).nsPerOp,
-    metrics: (await measure('metrics', () => metrics.greeter.sayHello('ann'), options)).nsPerOp,
-    tracingNoop: (await measure('tracing', () => tracing.greeter.sayHello('ann'), options)).nsPerOp,
-    chainEmpty: (await measure('chain', async () => empty.invoke(invocation), options)).nsPerOp,
-    chainMetrics: (await measure('chain+metrics', async () => withMetrics.invoke(invocation), options)).nsPerOp,
-    chainTracingNoop: (await measure('chain+tracing', async () => withTracing.invoke(invocation), options)).nsPerOp,
+    base: baseRow.nsPerOp,
+    metrics: metricsRow.nsPerOp,
+    tracingNoop: tracingRow.nsPerOp,
+    chainEmpty: chainEmptyRow.nsPerOp,
+    chainMetrics: chainMetricsRow.nsPerOp,
+    chainTracingNoop: chainTracingRow.nsPerOp,
+    clockRead: clockRow.nsPerOp,
   };
 
   // Then the SDK, globally (it cannot be undone in this process): spans recorded and exported to memory.
@@ -120,7 +137,8 @@ export async function benchObservability(figures) {
   const alone = (key) => median(key) - median('chainEmpty');
   const per = (key) => samples.map((s) => (s[key] - s.base).toFixed(0)).join(', ');
   figures.push(
-    `metrics: +${added('metrics').toFixed(0)} ns per injvm zero-copy call (goal ≤ 150; both chains; per process: ${per('metrics')}); the filter alone +${alone('chainMetrics').toFixed(0)} ns`,
+    `metrics: +${added('metrics').toFixed(0)} ns per injvm zero-copy call (goal ≤ 150; both chains, two clock reads; per process: ${per('metrics')}); the filter alone +${alone('chainMetrics').toFixed(0)} ns (two reads); ` +
+      `one performance.now() read costs ${median('clockRead').toFixed(0)} ns on this machine (per process: ${samples.map((s) => s.clockRead.toFixed(0)).join(', ')})`,
   );
   figures.push(
     `tracing, no-op tracer: +${added('tracingNoop').toFixed(0)} ns per call (goal ≤ 30; per process: ${per('tracingNoop')}); the filter alone +${alone('chainTracingNoop').toFixed(0)} ns`,

@@ -23,9 +23,15 @@ class InvokerSeries {
     this.side = url.getParameter('side') === 'consumer' ? 'consumer' : 'provider';
     const level = url.getParameter(MetricsKeys.LEVEL, MetricsDefaults.LEVEL);
     this.perService = level === 'service' ? metrics.statsOf(this.side, url, '') : undefined;
+    this.handsOver = this.side === 'consumer' && url.protocol === 'injvm';
+    this.serviceKey = url.getServiceKey() ?? url.path;
   }
 
   readonly side: 'provider' | 'consumer';
+  /** A consumer of an in-process (injvm) provider: its clock readings are shared with the provider's filter. */
+  readonly handsOver: boolean;
+  /** `[group/]interface[:version]` of the invoker: what a handed-over reading is matched by. */
+  readonly serviceKey: string;
 
   of(method: string): MethodStats {
     if (method === this.lastMethod) return this.lastStats as MethodStats;
@@ -61,6 +67,13 @@ class InvokerSeries {
  * hop, allocation or closure. A result carrying a business error and a rejection both count as failed,
  * classified as Dubbo does (see `failureClassOf`). Series live in the application's {@link WeftMetrics}.
  *
+ * An injvm call runs the consumer's and the provider's filter in one synchronous stretch, and they share readings:
+ * the provider's filter starts at the consumer's start reading (it is handed over for the same method, taken once,
+ * and withdrawn when the consumer's invoke returns), and when the provider answers synchronously the consumer ends
+ * at the provider's end reading. The provider's end is always read, so the implementation is always measured; the
+ * consumer filters between the two `metrics` filters count in both response times (on the way in) or in neither
+ * (on the way out). Two reads per call instead of four; calls that wait read the consumer's end themselves.
+ *
  * @example
  * ```ts
  * // Installed: every export and refer is counted. Serve them:
@@ -75,6 +88,12 @@ export class MetricsFilter extends Filter {
   private lastSeries: InvokerSeries | undefined;
   private previousInvoker: Invoker | undefined;
   private previousSeries: InvokerSeries | undefined;
+  /** The start reading an injvm consumer call hands to the provider call it enters (`NaN`: none), and that call. */
+  private handedStart = Number.NaN;
+  private handedService: string | undefined;
+  private handedMethod: string | undefined;
+  /** The end reading a provider call that took a handed start gives back when it answers synchronously. */
+  private handedEnd = Number.NaN;
 
   constructor(@Inject(ApplicationModel) app: ApplicationModel) {
     super();
@@ -89,9 +108,15 @@ export class MetricsFilter extends Filter {
         : invoker === this.previousInvoker
           ? (this.previousSeries as InvokerSeries)
           : this.seriesOf(invoker);
-    const stats = series.of(invocation.methodName);
+    const method = invocation.methodName;
+    const stats = series.of(method);
     stats.begin();
-    const start = performance.now();
+    if (series.handsOver) return this.invokeInjvm(invoker, invocation, series.serviceKey, stats);
+    let start = this.handedStart;
+    // The provider call an injvm consumer call entered (taken once, matched by service and method), or any other.
+    const took = start === start && series.side === 'provider' && method === this.handedMethod && series.serviceKey === this.handedService;
+    if (took) this.handedStart = Number.NaN;
+    else start = performance.now();
     let answer: Result | Promise<Result>;
     try {
       answer = invoker.invoke(invocation);
@@ -100,8 +125,38 @@ export class MetricsFilter extends Filter {
       throw error;
     }
     if (answer instanceof Result) {
-      if (answer.hasException()) stats.failedWith(answer.exception, start, performance.now());
-      else stats.succeeded(start, performance.now());
+      const end = performance.now();
+      if (took) this.handedEnd = end;
+      if (answer.hasException()) stats.failedWith(answer.exception, start, end);
+      else stats.succeeded(start, end);
+      return answer;
+    }
+    return settle(answer, stats, start);
+  }
+
+  /** A consumer call of an in-process provider: hands its start reading over, and takes the provider's end. */
+  private invokeInjvm(invoker: Invoker, invocation: Invocation, serviceKey: string, stats: MethodStats): Result | Promise<Result> {
+    const start = performance.now();
+    this.handedStart = start;
+    this.handedService = serviceKey;
+    this.handedMethod = invocation.methodName;
+    this.handedEnd = Number.NaN;
+    let answer: Result | Promise<Result>;
+    try {
+      answer = invoker.invoke(invocation);
+    } catch (error) {
+      this.handedStart = Number.NaN;
+      stats.failedWith(error, start, performance.now());
+      throw error;
+    }
+    this.handedStart = Number.NaN;
+    if (answer instanceof Result) {
+      // The provider's end reading, when its filter answered in this stretch; else (refused before it) a new one.
+      let end = this.handedEnd;
+      if (end !== end) end = performance.now();
+      this.handedEnd = Number.NaN;
+      if (answer.hasException()) stats.failedWith(answer.exception, start, end);
+      else stats.succeeded(start, end);
       return answer;
     }
     return settle(answer, stats, start);
