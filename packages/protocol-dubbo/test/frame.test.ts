@@ -222,4 +222,22 @@ describe('FrameWriter', () => {
     expect(writes.length).toBe(2);
     expect(writes[1]).toEqual(Buffer.concat(frames.slice(16)));
   });
+
+  it('writes frames given by header fields exactly as encodeFrame would, mixed with whole frames, in order', async () => {
+    const writes: Buffer[] = [];
+    const socket = { destroyed: false, write: (b: Buffer) => writes.push(Buffer.from(b)) } as unknown as import('node:net').Socket;
+    const writer = new FrameWriter(socket);
+    const body = Buffer.from('0568656c6c6f', 'hex');
+    writer.writeFrame(0xc2, 0, 0xffffffff, -2, body); // ids as raw 32-bit halves, a negative low half included
+    writer.write(encodeFrame(0x22, DubboStatus.OK, 0, 7, Buffer.from([0x4e])));
+    writer.writeFrame(0x02, DubboStatus.SERVICE_ERROR, 1, 2, new Uint8Array(0));
+    await new Promise((resolve) => process.nextTick(resolve));
+    expect(writes).toHaveLength(1);
+    expect(hex(writes[0] as Buffer)).toBe(
+      hex(Buffer.concat([encodeFrame(0xc2, 0, 0xffffffff, -2, body), encodeFrame(0x22, DubboStatus.OK, 0, 7, Buffer.from([0x4e])), encodeFrame(0x02, DubboStatus.SERVICE_ERROR, 1, 2, new Uint8Array(0))])),
+    );
+    writer.writeFrame(0x02, DubboStatus.OK, 0, 9, body); // a lone frame by its fields: still one write of header + body
+    await new Promise((resolve) => process.nextTick(resolve));
+    expect(hex(writes[1] as Buffer)).toBe(hex(encodeFrame(0x02, DubboStatus.OK, 0, 9, body)));
+  });
 });

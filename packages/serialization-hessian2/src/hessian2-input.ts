@@ -1,5 +1,6 @@
 import { ObjectInput, RpcError, RpcErrorCode, type TypeDescriptor } from '@weft/core';
 import { malformed } from './decoder/byte-source.js';
+import type { StringTable } from './decoder/string-table.js';
 import { HessianDecoder, JAVA_CLASS } from './decoder/hessian-decoder.js';
 import type { ReaderCompiler } from './decoder/reader-compiler.js';
 import { JavaThrowable } from './java/java-throwable.js';
@@ -22,9 +23,10 @@ export class Hessian2Input extends ObjectInput {
   constructor(
     bytes: Uint8Array,
     private readonly compiler: ReaderCompiler,
+    strings?: StringTable,
   ) {
     super();
-    this.decoder = new HessianDecoder(bytes);
+    this.decoder = new HessianDecoder(bytes, strings);
   }
 
   /** Reads an int; long and double tags convert as Java's `readInt` does, `N` reads as 0. */

@@ -1,6 +1,7 @@
 import { ObjectSerialization, type TypeDescriptor } from '@weft/core';
 import type { ScratchPool } from './encoder/byte-sink.js';
 import { ReaderCompiler } from './decoder/reader-compiler.js';
+import { StringTable } from './decoder/string-table.js';
 import { WriterCompiler } from './encoder/writer-compiler.js';
 import { Hessian2Input } from './hessian2-input.js';
 import { Hessian2Output } from './hessian2-output.js';
@@ -32,6 +33,8 @@ export class Hessian2Serialization extends ObjectSerialization {
   private readonly readers = new ReaderCompiler();
   /** The spare output buffer, reused by the next body (its bytes are copied out by `finish()`). */
   private readonly pool: ScratchPool = { scratch: undefined };
+  /** Recent short strings: the same bytes decode to the same string (see `StringTable`). */
+  private readonly strings = new StringTable();
 
   /** Starts a body. */
   createOutput(): Hessian2Output {
@@ -40,7 +43,7 @@ export class Hessian2Serialization extends ObjectSerialization {
 
   /** Reads a body. */
   createInput(bytes: Uint8Array): Hessian2Input {
-    return new Hessian2Input(bytes, this.readers);
+    return new Hessian2Input(bytes, this.readers, this.strings);
   }
 
   /** The `dubbo://` parameter descriptor of declared argument types: `Ljava/lang/String;IJ`. */

@@ -167,3 +167,18 @@ describe('hessian2 decoding', () => {
     rejects('02 ff ff', /bad UTF-8 byte 0xff/);
   });
 });
+
+describe('recent short strings (the serialization keeps the last ones it decoded)', () => {
+  it('decodes thousands of distinct, repeated and colliding strings exactly, at and around the kept length', () => {
+    const words: string[] = [];
+    for (let i = 0; i < 5000; i++) words.push(`k${i}`, 'path', `${'x'.repeat(i % 40)}${i}`, 'é' + String(i), 'interface');
+    words.push('', 'a', 'a'.repeat(32), 'a'.repeat(33), 'b'.repeat(31) + 'é');
+    for (let round = 0; round < 2; round++) {
+      const out = hessian2.createOutput();
+      for (const word of words) out.writeString(word);
+      const input = hessian2.createInput(out.finish());
+      const read = words.map(() => input.readString());
+      expect(read).toEqual(words);
+    }
+  });
+});

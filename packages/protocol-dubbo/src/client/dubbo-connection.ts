@@ -198,6 +198,13 @@ export class DubboConnection implements FrameSink {
     this.writer?.write(frame);
   }
 
+  /** Writes a frame given by its header fields and body (no frame buffer of its own; see `FrameWriter.writeFrame`). */
+  writeFrame(flag: number, status: number, idHigh: number, idLow: number, body: Uint8Array): void {
+    if (!this.connected) return;
+    this.wrote = true;
+    this.writer?.writeFrame(flag, status, idHigh, idLow, body);
+  }
+
   /** Calls pending a response (tests). */
   get pendingCount(): number {
     return this.pending.size;

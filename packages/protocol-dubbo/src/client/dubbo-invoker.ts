@@ -6,7 +6,7 @@ import {
   RpcError,
   RpcErrorCode,
   type AttachmentValue,
-  type DeadlineEntry,
+  type WheelEntry,
   type Invocation,
   type MethodDescriptor,
   type ObjectSerialization,
@@ -16,7 +16,7 @@ import {
 
 import type { BodyCodecs } from '../frame/body-codecs.js';
 import { attachmentObject, readResponseBody, writeRequestBody } from '../frame/bodies.js';
-import { encodeFrame, Flag, type Frame } from '../frame/header.js';
+import { Flag, type Frame } from '../frame/header.js';
 import { DubboStatus, statusError } from '../frame/status.js';
 import { DubboDefaults, DubboKeys } from '../dubbo-keys.js';
 import { idHalves, type DubboConnection, type PendingCall } from './dubbo-connection.js';
@@ -159,7 +159,7 @@ export class DubboInvoker extends AbstractInvoker {
     }
     if (oneWay) {
       const [high, low] = idHalves(connection.nextRequestId());
-      connection.write(encodeFrame(this.requestFlag, 0, high, low, body));
+      connection.writeFrame(this.requestFlag, 0, high, low, body);
       return Promise.resolve(Result.of(undefined));
     }
     return new Promise<Result>((resolve, reject) => {
@@ -167,9 +167,18 @@ export class DubboInvoker extends AbstractInvoker {
       const id = connection.register(call);
       call.id = id;
       const [high, low] = idHalves(id);
-      connection.write(encodeFrame(this.requestFlag | Flag.TWO_WAY, 0, high, low, body));
-      if (deadline !== undefined) call.deadlineEntry = this.deadlines.add(deadline, () => call.expire());
+      connection.writeFrame(this.requestFlag | Flag.TWO_WAY, 0, high, low, body);
+      if (deadline !== undefined) {
+        // The call is its own wheel entry: an armed deadline allocates nothing.
+        call.deadline = deadline;
+        this.deadlines.arm(call);
+      }
     });
+  }
+
+  /** @internal Takes a settled call's deadline off the wheel (nothing when it had none). */
+  disarm(call: WheelEntry): void {
+    this.deadlines.remove(call);
   }
 
   /** @internal The codec of a response's serialization id. */
@@ -204,9 +213,13 @@ export class DubboInvoker extends AbstractInvoker {
 }
 
 /** One two-way call waiting for its response. */
-class ClientCall implements PendingCall {
+class ClientCall implements PendingCall, WheelEntry {
   id = 0;
-  deadlineEntry: DeadlineEntry | undefined = undefined;
+  /** Epoch ms of the call's deadline (set before it is armed on the invoker's wheel). */
+  deadline = 0;
+  wheelBucket: object | undefined = undefined;
+  wheelPrev: WheelEntry | undefined = undefined;
+  wheelNext: WheelEntry | undefined = undefined;
   private done = false;
   private readonly onAbort: (() => void) | undefined;
 
@@ -226,10 +239,9 @@ class ClientCall implements PendingCall {
 
   complete(frame: Frame): void {
     if (this.done) return;
-    const where = this.invoker.where(this.method.name);
     const codec = this.invoker.codecOf(frame);
     if (codec === undefined) {
-      this.fail(new RpcError(RpcErrorCode.SERIALIZATION, `${where} failed: the response has unknown serialization id ${frame.flag & Flag.SERIALIZATION_MASK}.`));
+      this.fail(new RpcError(RpcErrorCode.SERIALIZATION, `${this.where()} failed: the response has unknown serialization id ${frame.flag & Flag.SERIALIZATION_MASK}.`));
       return;
     }
     if (frame.status !== DubboStatus.OK) {
@@ -239,7 +251,7 @@ class ClientCall implements PendingCall {
       } catch {
         message = frame.body.length === 0 ? null : `(undecodable message of ${frame.body.length} bytes)`;
       }
-      this.fail(statusError(frame.status, message, where));
+      this.fail(statusError(frame.status, message, this.where()));
       return;
     }
     let result: Result;
@@ -250,7 +262,7 @@ class ClientCall implements PendingCall {
       if (body.attachments !== undefined) for (const [key, value] of body.attachments) if (key !== 'dubbo') result.setAttachment(key, value);
     } catch (error) {
       const rpc = RpcError.from(error, RpcErrorCode.SERIALIZATION);
-      this.fail(new RpcError(RpcErrorCode.SERIALIZATION, `${where} failed: undecodable response: ${rpc.message}`, { cause: error, retryable: false }));
+      this.fail(new RpcError(RpcErrorCode.SERIALIZATION, `${this.where()} failed: undecodable response: ${rpc.message}`, { cause: error, retryable: false }));
       return;
     }
     this.settle();
@@ -287,9 +299,14 @@ class ClientCall implements PendingCall {
     this.reject(error);
   }
 
+  /** `Call <service>.<method>() to <address>`, for messages (made only when one is). */
+  private where(): string {
+    return this.invoker.where(this.method.name);
+  }
+
   private settle(): void {
     this.done = true;
-    this.deadlineEntry?.cancel();
+    if (this.wheelBucket !== undefined) this.invoker.disarm(this);
     if (this.onAbort !== undefined) this.invocation.signal?.removeEventListener('abort', this.onAbort);
   }
 }

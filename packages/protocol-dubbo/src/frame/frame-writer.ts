@@ -1,5 +1,7 @@
 import type net from 'node:net';
 
+import { HEADER_LENGTH, MAGIC_HIGH, MAGIC_LOW } from './header.js';
+
 /** Frames a batch holds before it is written at once (see {@link FrameWriter}). */
 const MAX_BATCH_FRAMES = 16;
 /** Bytes a batch holds before it is written at once. */
@@ -21,7 +23,10 @@ const MAX_BATCH_BYTES = 64 * 1024;
  * ```
  */
 export class FrameWriter {
-  private pending: Buffer[] = [];
+  /** The frames of the batch: whole frames (`write`), or bodies whose header is in `heads` (`writeFrame`). */
+  private pending: Uint8Array[] = [];
+  /** Per pending entry, five numbers: flag (-1 for a whole frame), status, id high, id low, unused. */
+  private heads: number[] = [];
   private bytes = 0;
   private scheduled = false;
   private readonly flush = () => {
@@ -31,10 +36,25 @@ export class FrameWriter {
 
   constructor(private readonly socket: net.Socket) {}
 
+  /** Queues a whole frame (header included). */
   write(frame: Buffer): void {
     if (this.socket.destroyed) return;
-    this.pending.push(frame);
-    this.bytes += frame.length;
+    this.queue(frame, -1, 0, 0, 0, frame.length);
+  }
+
+  /**
+   * Queues a frame by its header fields and body: the header is written straight into the batch buffer, so a frame
+   * costs no buffer of its own (`encodeFrame` would allocate and copy one per call).
+   */
+  writeFrame(flag: number, status: number, idHigh: number, idLow: number, body: Uint8Array): void {
+    if (this.socket.destroyed) return;
+    this.queue(body, flag, status, idHigh, idLow, HEADER_LENGTH + body.length);
+  }
+
+  private queue(data: Uint8Array, flag: number, status: number, idHigh: number, idLow: number, size: number): void {
+    this.pending.push(data);
+    this.heads.push(flag, status, idHigh, idLow, 0);
+    this.bytes += size;
     // A full batch leaves now; the tick already scheduled writes what follows.
     if (this.pending.length >= MAX_BATCH_FRAMES || this.bytes >= MAX_BATCH_BYTES) {
       this.flushNow();
@@ -50,10 +70,34 @@ export class FrameWriter {
   flushNow(): void {
     const pending = this.pending;
     if (pending.length === 0) return;
+    const heads = this.heads;
     this.pending = [];
+    this.heads = [];
     const bytes = this.bytes;
     this.bytes = 0;
     if (this.socket.destroyed) return;
-    this.socket.write(pending.length === 1 ? (pending[0] as Buffer) : Buffer.concat(pending, bytes));
+    if (pending.length === 1 && heads[0] === -1) {
+      this.socket.write(pending[0] as Buffer);
+      return;
+    }
+    const out = Buffer.allocUnsafe(bytes);
+    let pos = 0;
+    for (let i = 0; i < pending.length; i++) {
+      const data = pending[i] as Uint8Array;
+      const flag = heads[i * 5] as number;
+      if (flag !== -1) {
+        out[pos] = MAGIC_HIGH;
+        out[pos + 1] = MAGIC_LOW;
+        out[pos + 2] = flag;
+        out[pos + 3] = heads[i * 5 + 1] as number;
+        out.writeUInt32BE((heads[i * 5 + 2] as number) >>> 0, pos + 4);
+        out.writeUInt32BE((heads[i * 5 + 3] as number) >>> 0, pos + 8);
+        out.writeInt32BE(data.length, pos + 12);
+        pos += HEADER_LENGTH;
+      }
+      out.set(data, pos);
+      pos += data.length;
+    }
+    this.socket.write(out);
   }
 }

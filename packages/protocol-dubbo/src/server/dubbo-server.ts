@@ -4,6 +4,7 @@ import { safeLog, type Logger, type ObjectSerialization, type ServiceDefinition,
 
 import type { BodyCodecs } from '../frame/body-codecs.js';
 import { encodeFrame, Flag } from '../frame/header.js';
+import { splitDescriptor } from '../frame/status.js';
 import { exporterKey, InflightCounter, type DubboExporter } from './dubbo-exporter.js';
 import { ServerConnection } from './server-connection.js';
 
@@ -28,6 +29,8 @@ export interface DubboServerOptions {
 const TLS_HANDSHAKE_TIMEOUT = 10_000;
 /** How long `close()` lets ended connections (and handshakes still running) finish before destroying them, in ms. */
 const CLOSE_GRACE = 1000;
+/** Entries a lookup table of the server remembers before it starts over (versions, groups, descriptors). */
+const MAX_REMEMBERED = 256;
 
 /**
  * One `dubbo://` listening socket: its connections, the services exported on it, idle detection and graceful shutdown.
@@ -56,7 +59,12 @@ export class DubboServer {
   readonly connections = new Set<ServerConnection>();
   readonly inflight = new InflightCounter();
   private readonly exporters = new Map<string, DubboExporter>();
-  private readonly definitions = new Map<string, ServiceDefinition | undefined>();
+  /** Per exported path: its definition (`service` undefined when it has none). */
+  private readonly definitions = new Map<string, { readonly service: ServiceDefinition | undefined }>();
+  /** Exporters found by (group, path, version) without building their key: path → version → group ('' for none). */
+  private readonly found = new Map<string, Map<string, Map<string, DubboExporter | undefined>>>();
+  /** Parameter descriptors split into their parts (bounded: cleared when full). */
+  private readonly descriptors = new Map<string, readonly string[] | undefined>();
   private readonly server: net.Server;
   /** Raw TCP sockets not yet closed (TLS handshakes in progress included), destroyed at the end of `close()`. */
   private readonly sockets = new Set<net.Socket>();
@@ -122,24 +130,51 @@ export class DubboServer {
   add(exporter: DubboExporter): void {
     if (this.exporters.has(exporter.key)) throw new Error(`dubbo: ${exporter.key} is already exported on ${this.host}:${this.port}.`);
     this.exporters.set(exporter.key, exporter);
-    if (!this.definitions.has(exporter.path) || this.definitions.get(exporter.path) === undefined) this.definitions.set(exporter.path, exporter.service);
+    this.found.clear();
+    if (this.definitions.get(exporter.path)?.service === undefined) this.definitions.set(exporter.path, { service: exporter.service });
   }
 
   remove(exporter: DubboExporter): void {
     if (this.exporters.get(exporter.key) !== exporter) return;
     this.exporters.delete(exporter.key);
+    this.found.clear();
     for (const other of this.exporters.values()) if (other.path === exporter.path) return;
     this.definitions.delete(exporter.path);
   }
 
   /** Whether some service is exported under `path`, and its definition (`undefined` when it has none). */
   definitionOf(path: string): { readonly service: ServiceDefinition | undefined } | undefined {
-    return this.definitions.has(path) ? { service: this.definitions.get(path) } : undefined;
+    return this.definitions.get(path);
   }
 
   /** The exporter of a call's `group/path:version`. */
   find(group: string | undefined, path: string, version: string | undefined): DubboExporter | undefined {
-    return this.exporters.get(exporterKey(group, path, version));
+    // Remembered per exported path only: a flood of unknown paths or versions cannot grow the table without bound.
+    if (!this.definitions.has(path)) return undefined;
+    let versions = this.found.get(path);
+    if (versions === undefined) this.found.set(path, (versions = new Map()));
+    const v = version ?? '';
+    let groups = versions.get(v);
+    if (groups === undefined) {
+      if (versions.size >= MAX_REMEMBERED) versions.clear();
+      versions.set(v, (groups = new Map()));
+    }
+    const g = group ?? '';
+    if (groups.has(g)) return groups.get(g);
+    const exporter = this.exporters.get(exporterKey(group, path, version));
+    if (groups.size >= MAX_REMEMBERED) groups.clear();
+    groups.set(g, exporter);
+    return exporter;
+  }
+
+  /** A parameter descriptor's parts (`splitDescriptor`), remembered; `undefined` when malformed. */
+  descriptorParts(descriptor: string): readonly string[] | undefined {
+    const known = this.descriptors.get(descriptor);
+    if (known !== undefined || this.descriptors.has(descriptor)) return known;
+    const parts = splitDescriptor(descriptor);
+    if (this.descriptors.size >= MAX_REMEMBERED) this.descriptors.clear();
+    this.descriptors.set(descriptor, parts === undefined ? undefined : Object.freeze(parts));
+    return parts;
   }
 
   /** The exported keys, for messages. */

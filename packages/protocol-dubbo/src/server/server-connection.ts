@@ -19,7 +19,7 @@ import { attachmentObject, readAttachments, ROUTING_ATTACHMENTS, writeExceptionB
 import { FrameDecoder, TLS_RECORD, type FrameSink } from '../frame/frame-decoder.js';
 import { FrameWriter } from '../frame/frame-writer.js';
 import { encodeFrame, Flag, type Frame } from '../frame/header.js';
-import { DubboStatus, failureMessage, splitDescriptor, supportsResponseAttachments } from '../frame/status.js';
+import { DubboStatus, failureMessage, supportsResponseAttachments } from '../frame/status.js';
 import { DubboDefaults } from '../dubbo-keys.js';
 import type { DubboExporter } from './dubbo-exporter.js';
 import type { DubboServer } from './dubbo-server.js';
@@ -81,6 +81,12 @@ export class ServerConnection implements FrameSink {
   write(frame: Buffer): void {
     this.lastActivity = Date.now();
     this.writer.write(frame);
+  }
+
+  /** Writes a frame given by its header fields and body (see `FrameWriter.writeFrame`). */
+  writeFrame(flag: number, status: number, idHigh: number, idLow: number, body: Uint8Array): void {
+    this.lastActivity = Date.now();
+    this.writer.writeFrame(flag, status, idHigh, idLow, body);
   }
 
   /** Whether a request of this body version gets the attachment flags 3–5 (cached for the last version seen). */
@@ -221,7 +227,7 @@ export class ServerConnection implements FrameSink {
     } else if (service !== undefined && descriptor === undefined) {
       throw new BadRequest(`java.lang.IllegalArgumentException: Service not found:${path}, ${method} (methods: ${service.methodNames.join(', ')})`);
     } else {
-      const parts = splitDescriptor(descriptorText);
+      const parts = this.server.descriptorParts(descriptorText);
       if (parts === undefined) throw new BadRequest(`malformed parameter descriptor "${descriptorText}" for ${path}.${method}()`);
       const declared = descriptor?.args;
       if (declared !== undefined && declared.length !== parts.length) {
@@ -246,7 +252,7 @@ export class ServerConnection implements FrameSink {
     } catch {
       body = writeStringBody(codec, `status ${status}`);
     }
-    this.write(encodeFrame(codec.dubboSerializationId, status, frame.idHigh, frame.idLow, body));
+    this.writeFrame(codec.dubboSerializationId, status, frame.idHigh, frame.idLow, body);
   }
 }
 
@@ -291,7 +297,7 @@ class ServerCall {
       );
       return;
     }
-    this.connection.write(encodeFrame(this.codec.dubboSerializationId, DubboStatus.OK, this.frame.idHigh, this.frame.idLow, body));
+    this.connection.writeFrame(this.codec.dubboSerializationId, DubboStatus.OK, this.frame.idHigh, this.frame.idLow, body);
   }
 
   /** A framework failure (a thrown or rejected `RpcError`, or one in the result): status 70 with Weft's code. */

@@ -1,5 +1,7 @@
 import { RpcError, RpcErrorCode } from '@weft/core';
 
+import { StringTable } from './string-table.js';
+
 /** A malformed or hostile body: an `RpcError` `serialization` naming the byte offset. */
 export function malformed(message: string, offset: number): RpcError {
   return new RpcError(RpcErrorCode.SERIALIZATION, `hessian2: ${message} at offset ${offset}.`);
@@ -25,7 +27,11 @@ export class ByteSource {
   private text: Buffer | undefined;
   pos = 0;
 
-  constructor(bytes: Uint8Array) {
+  /** @param strings - where recent short strings are kept (the serialization's); none: every string is made anew. */
+  constructor(
+    bytes: Uint8Array,
+    private readonly strings?: StringTable,
+  ) {
     this.bytes = bytes;
   }
 
@@ -87,6 +93,7 @@ export class ByteSource {
     while (end < asciiEnd && (bytes[end] as number) < 0x80) end++;
     if (end === asciiEnd) {
       this.pos = end;
+      if (this.strings !== undefined && StringTable.keeps(count)) return this.strings.ascii(bytes, start, count);
       if (count <= 32) {
         let out = '';
         for (let i = start; i < end; i++) out += String.fromCharCode(bytes[i] as number);
