@@ -15,7 +15,7 @@ import {
 } from '@weft/core/spi';
 
 import type { BodyCodecs } from '../frame/body-codecs.js';
-import { attachmentObject, readResponseBody, writeRequestBody } from '../frame/bodies.js';
+import { attachmentObject, readResponseBody, writeRequestBody, type RequestHead } from '../frame/bodies.js';
 import { Flag, type Frame } from '../frame/header.js';
 import { DubboStatus, statusError } from '../frame/status.js';
 import { DubboDefaults, DubboKeys } from '../dubbo-keys.js';
@@ -29,6 +29,8 @@ interface ClientMethod {
   readonly parameters: string;
   /** `<method>.return=false`: one-way. */
   readonly oneWay: boolean;
+  /** The request body's head fields (the same for every call of the method). */
+  readonly head: RequestHead;
   /** What a `null` answer becomes: `undefined` for methods declaring no return type, else `null`. */
   readonly empty: unknown;
 }
@@ -50,6 +52,8 @@ export interface DubboInvokerInit {
 }
 
 const ECHO_METHOD = '$echo';
+/** 2³², for the high half of a request id. */
+const TWO_32 = 0x1_0000_0000;
 const ECHO_DESCRIPTOR = 'Ljava/lang/Object;';
 
 /**
@@ -139,7 +143,7 @@ export class DubboInvoker extends AbstractInvoker {
     try {
       body = writeRequestBody(
         this.codec,
-        { dubboVersion: DubboDefaults.DUBBO_VERSION, path: this.path, version: this.version, method: method.name, descriptor: method.parameters },
+        method.head,
         invocation.args,
         method.descriptor?.args,
         attachments,
@@ -166,8 +170,7 @@ export class DubboInvoker extends AbstractInvoker {
       const call = new ClientCall(this, method, invocation, resolve, reject);
       const id = connection.register(call);
       call.id = id;
-      const [high, low] = idHalves(id);
-      connection.writeFrame(this.requestFlag | Flag.TWO_WAY, 0, high, low, body);
+      connection.writeFrame(this.requestFlag | Flag.TWO_WAY, 0, Math.floor(id / TWO_32), id >>> 0, body);
       if (deadline !== undefined) {
         // The call is its own wheel entry: an armed deadline allocates nothing.
         call.deadline = deadline;
@@ -204,6 +207,7 @@ export class DubboInvoker extends AbstractInvoker {
         descriptor,
         parameters,
         oneWay: this.url.getMethodParameter(name, DubboKeys.RETURN, true) === false,
+        head: { dubboVersion: DubboDefaults.DUBBO_VERSION, path: this.path, version: this.version, method: name, descriptor: parameters },
         empty: descriptor === undefined || descriptor.returns === null || descriptor.returns === undefined ? undefined : null,
       };
       this.methods.set(name, method);

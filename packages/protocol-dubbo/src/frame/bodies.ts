@@ -198,13 +198,24 @@ function readError(value: unknown): Error {
 export function readAttachments(value: unknown): Map<string, AttachmentValue> {
   const out = new Map<string, AttachmentValue>();
   if (value === null || typeof value !== 'object') return out;
-  const entries: Iterable<[unknown, unknown]> = value instanceof Map ? value : Object.entries(value);
-  for (const [key, v] of entries) {
-    if (typeof key !== 'string') continue;
-    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out.set(key, v);
-    else if (typeof v === 'bigint') out.set(key, v.toString());
+  if (value instanceof Map) {
+    for (const [key, v] of value as Map<unknown, unknown>) if (typeof key === 'string') putAttachment(out, key, v);
+    return out;
+  }
+  // A decoded HashMap is a plain object: its keys, without an entry array per attachment.
+  const fields = value as Record<string, unknown>;
+  const keys = Object.keys(fields);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    putAttachment(out, key, fields[key]);
   }
   return out;
+}
+
+/** Keeps an attachment of a scalar value (a `bigint` as its decimal string); drops any other. */
+function putAttachment(out: Map<string, AttachmentValue>, key: string, v: unknown): void {
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out.set(key, v);
+  else if (typeof v === 'bigint') out.set(key, v.toString());
 }
 
 /**
