@@ -79,6 +79,12 @@ describe('the wrapper bytes', () => {
     expect(hex(bytes)).toBe(`0a08${ascii('hessian4')}` + `1206${'05' + ascii('world')}` + '120191' + `1a10${ascii('java.lang.String')}` + `1a03${ascii('int')}`);
     // A null (void) result is the Hessian byte 4e, always present; `type` is the declared return class or "void".
     expect(hex(encodeResponseWrapper({ serializeType: 'hessian4', data: Uint8Array.of(0x4e), type: 'void' }))).toBe(`0a08${ascii('hessian4')}12014e1a04${ascii('void')}`);
+    // Lengths past 127 take a two-byte varint; strings are UTF-8 (a lone surrogate as U+FFFD, as Java's encoder).
+    const long = new Uint8Array(300).fill(0x4e);
+    const wide = encodeResponseWrapper({ serializeType: 'hessian2', data: long, type: 'com.acme.Café\ud800' });
+    expect(hex(wide)).toBe(`0a08${ascii('hessian2')}12ac02${'4e'.repeat(300)}1a11${ascii('com.acme.Caf')}c3a9efbfbd`);
+    const read = decodeResponseWrapper(wide);
+    expect([read.serializeType, hex(read.data), read.type]).toEqual(['hessian2', '4e'.repeat(300), 'com.acme.Café\ufffd']);
   });
 
   it('decode what Dubbo writes, and refuse any other field or wire type, or truncated bytes', () => {
