@@ -5,7 +5,6 @@ import { IdlSerialization, RpcError, RpcErrorCode, type IdlStatus } from '@weft/
 import { StatusSchema } from './gen/google/rpc/status_pb.js';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
-const ENCODER = new TextEncoder();
 
 function isDescMessage(schema: object): schema is DescMessage {
   return (schema as { kind?: unknown }).kind === 'message' && typeof (schema as { typeName?: unknown }).typeName === 'string';
@@ -103,7 +102,8 @@ export class ProtobufSerialization extends IdlSerialization {
     const desc = messageSchema(schema);
     const message = messageOf(desc, value);
     try {
-      return ENCODER.encode(JSON.stringify(toJson(desc, message)));
+      // Buffer.from: UTF-8 as TextEncoder writes it, in a buffer from Node's pool (no ArrayBuffer per message).
+      return Buffer.from(JSON.stringify(toJson(desc, message)), 'utf8');
     } catch (error) {
       throw failure(`write ${desc.typeName} as JSON`, error);
     }
