@@ -86,6 +86,8 @@ export class DubboInvoker extends AbstractInvoker {
   private readonly path: string;
   private readonly version: string;
   private readonly base: Readonly<Record<string, AttachmentValue>>;
+  /** `base` with a `timeout` slot, for calls with a deadline. */
+  private readonly timedBase: Readonly<Record<string, AttachmentValue>>;
   private readonly payload: number;
   private readonly requestFlag: number;
   private released = false;
@@ -108,6 +110,7 @@ export class DubboInvoker extends AbstractInvoker {
     const application = url.getApplication();
     if (application) base['remote.application'] = application;
     this.base = base;
+    this.timedBase = { ...base, timeout: '' };
   }
 
   override isAvailable(): boolean {
@@ -129,7 +132,8 @@ export class DubboInvoker extends AbstractInvoker {
       return Promise.reject(new RpcError(RpcErrorCode.NETWORK, `${this.where(method.name)} failed: ${connection.describeUnavailable()}.`, { unsent: true }));
     }
     const deadline = invocation.deadline;
-    const attachments = { ...this.base };
+    // A copy of a base that already has every key set here: adding keys to a copy costs about 1 µs each in V8.
+    const attachments = deadline === undefined ? { ...this.base } : { ...this.timedBase };
     if (invocation.hasAttachments()) attachmentObject(invocation.getAttachments(), attachments);
     if (deadline !== undefined) {
       const remaining = deadline - Date.now();

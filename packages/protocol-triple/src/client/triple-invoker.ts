@@ -456,7 +456,8 @@ export class TripleInvoker extends AbstractInvoker {
     let headers: Record<string, string>;
     try {
       if (invocation.hasAttachments()) {
-        headers = { ...method.headers };
+        // From the base with a grpc-timeout slot when one is sent: adding a key to a copy costs about 1 µs in V8.
+        headers = { ...(deadline === undefined ? method.headers : method.timedHeaders) };
         writeAttachmentHeaders(headers, invocation.getAttachments());
       } else {
         headers = deadline === undefined ? method.headers : method.timedHeaders;
