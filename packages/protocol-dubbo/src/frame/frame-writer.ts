@@ -1,6 +1,6 @@
 import type net from 'node:net';
 
-import { HEADER_LENGTH, MAGIC_HIGH, MAGIC_LOW } from './header.js';
+import { HEADER_LENGTH, writeHeader } from './header.js';
 
 /** Frames a batch holds before it is written at once (see {@link FrameWriter}). */
 const MAX_BATCH_FRAMES = 16;
@@ -25,7 +25,7 @@ const MAX_BATCH_BYTES = 64 * 1024;
 export class FrameWriter {
   /** The frames of the batch: whole frames (`write`), or bodies whose header is in `heads` (`writeFrame`). */
   private pending: Uint8Array[] = [];
-  /** Per pending entry, five numbers: flag (-1 for a whole frame), status, id high, id low, unused. */
+  /** Per pending entry, four numbers: flag (-1 for a whole frame), status, id high, id low. */
   private heads: number[] = [];
   private bytes = 0;
   private scheduled = false;
@@ -53,7 +53,7 @@ export class FrameWriter {
 
   private queue(data: Uint8Array, flag: number, status: number, idHigh: number, idLow: number, size: number): void {
     this.pending.push(data);
-    this.heads.push(flag, status, idHigh, idLow, 0);
+    this.heads.push(flag, status, idHigh, idLow);
     this.bytes += size;
     // A full batch leaves now; the tick already scheduled writes what follows.
     if (this.pending.length >= MAX_BATCH_FRAMES || this.bytes >= MAX_BATCH_BYTES) {
@@ -84,15 +84,9 @@ export class FrameWriter {
     let pos = 0;
     for (let i = 0; i < pending.length; i++) {
       const data = pending[i] as Uint8Array;
-      const flag = heads[i * 5] as number;
+      const flag = heads[i * 4] as number;
       if (flag !== -1) {
-        out[pos] = MAGIC_HIGH;
-        out[pos + 1] = MAGIC_LOW;
-        out[pos + 2] = flag;
-        out[pos + 3] = heads[i * 5 + 1] as number;
-        out.writeUInt32BE((heads[i * 5 + 2] as number) >>> 0, pos + 4);
-        out.writeUInt32BE((heads[i * 5 + 3] as number) >>> 0, pos + 8);
-        out.writeInt32BE(data.length, pos + 12);
+        writeHeader(out, pos, flag, heads[i * 4 + 1] as number, heads[i * 4 + 2] as number, heads[i * 4 + 3] as number, data.length);
         pos += HEADER_LENGTH;
       }
       out.set(data, pos);

@@ -52,15 +52,27 @@ export interface Frame {
  */
 export function encodeFrame(flag: number, status: number, idHigh: number, idLow: number, body: Uint8Array): Buffer {
   const frame = Buffer.allocUnsafe(HEADER_LENGTH + body.length);
-  frame[0] = MAGIC_HIGH;
-  frame[1] = MAGIC_LOW;
-  frame[2] = flag;
-  frame[3] = status;
-  frame.writeUInt32BE(idHigh >>> 0, 4);
-  frame.writeUInt32BE(idLow >>> 0, 8);
-  frame.writeInt32BE(body.length, 12);
+  writeHeader(frame, 0, flag, status, idHigh, idLow, body.length);
   frame.set(body, HEADER_LENGTH);
   return frame;
+}
+
+/**
+ * Writes the 16 header bytes of a frame at `at` in `out`: magic, flag, status, the request id's halves, the body length.
+ *
+ * @example
+ * ```ts
+ * writeHeader(batch, offset, 0xc2, 0, 0, 7, body.length);
+ * ```
+ */
+export function writeHeader(out: Buffer, at: number, flag: number, status: number, idHigh: number, idLow: number, bodyLength: number): void {
+  out[at] = MAGIC_HIGH;
+  out[at + 1] = MAGIC_LOW;
+  out[at + 2] = flag;
+  out[at + 3] = status;
+  out.writeUInt32BE(idHigh >>> 0, at + 4);
+  out.writeUInt32BE(idLow >>> 0, at + 8);
+  out.writeInt32BE(bodyLength, at + 12);
 }
 
 /**
