@@ -111,55 +111,46 @@ export class MetricsFilter extends Filter {
     const method = invocation.methodName;
     const stats = series.of(method);
     stats.begin();
-    if (series.handsOver) return this.invokeInjvm(invoker, invocation, series.serviceKey, stats);
-    let start = this.handedStart;
-    // The provider call an injvm consumer call entered (taken once, matched by service and method), or any other.
-    const took = start === start && series.side === 'provider' && method === this.handedMethod && series.serviceKey === this.handedService;
-    if (took) this.handedStart = Number.NaN;
-    else start = performance.now();
+    // An injvm consumer hands its start reading to the provider call it enters (taken once, matched by service and
+    // method) and takes that call's end reading back; any other call reads its own.
+    const handsOver = series.handsOver;
+    let start: number;
+    let took = false;
+    if (handsOver) {
+      start = performance.now();
+      this.handedStart = start;
+      this.handedService = series.serviceKey;
+      this.handedMethod = method;
+      this.handedEnd = Number.NaN;
+    } else {
+      start = this.handedStart;
+      took = start === start && series.side === 'provider' && method === this.handedMethod && series.serviceKey === this.handedService;
+      if (took) this.handedStart = Number.NaN;
+      else start = performance.now();
+    }
     let answer: Result | Promise<Result>;
     try {
       answer = invoker.invoke(invocation);
     } catch (error) {
+      if (handsOver) this.handedStart = Number.NaN;
       stats.failedWith(error, start, performance.now());
       throw error;
     }
-    if (answer instanceof Result) {
-      const end = performance.now();
-      if (took) this.handedEnd = end;
-      if (answer.hasException()) stats.failedWith(answer.exception, start, end);
-      else stats.succeeded(start, end);
-      return answer;
-    }
-    return settle(answer, stats, start);
-  }
-
-  /** A consumer call of an in-process provider: hands its start reading over, and takes the provider's end. */
-  private invokeInjvm(invoker: Invoker, invocation: Invocation, serviceKey: string, stats: MethodStats): Result | Promise<Result> {
-    const start = performance.now();
-    this.handedStart = start;
-    this.handedService = serviceKey;
-    this.handedMethod = invocation.methodName;
-    this.handedEnd = Number.NaN;
-    let answer: Result | Promise<Result>;
-    try {
-      answer = invoker.invoke(invocation);
-    } catch (error) {
-      this.handedStart = Number.NaN;
-      stats.failedWith(error, start, performance.now());
-      throw error;
-    }
-    this.handedStart = Number.NaN;
-    if (answer instanceof Result) {
+    if (handsOver) this.handedStart = Number.NaN;
+    if (!(answer instanceof Result)) return settle(answer, stats, start);
+    let end: number;
+    if (handsOver) {
       // The provider's end reading, when its filter answered in this stretch; else (refused before it) a new one.
-      let end = this.handedEnd;
+      end = this.handedEnd;
       if (end !== end) end = performance.now();
       this.handedEnd = Number.NaN;
-      if (answer.hasException()) stats.failedWith(answer.exception, start, end);
-      else stats.succeeded(start, end);
-      return answer;
+    } else {
+      end = performance.now();
+      if (took) this.handedEnd = end;
     }
-    return settle(answer, stats, start);
+    if (answer.hasException()) stats.failedWith(answer.exception, start, end);
+    else stats.succeeded(start, end);
+    return answer;
   }
 
   private seriesOf(invoker: Invoker): InvokerSeries {

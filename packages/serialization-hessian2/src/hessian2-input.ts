@@ -23,7 +23,7 @@ export class Hessian2Input extends ObjectInput {
   constructor(
     bytes: Uint8Array,
     private readonly compiler: ReaderCompiler,
-    strings?: StringTable,
+    strings: StringTable,
   ) {
     super();
     this.decoder = new HessianDecoder(bytes, strings);

@@ -1,5 +1,6 @@
 import type { URL } from '../rpc/url.js';
 import { Configurator, RuleTarget } from './configurator.js';
+import { startsWithList } from './list-prefix.js';
 import type { TimeSlicer } from './time-slicer.js';
 
 /** One rule of an {@link OverrideIndex}: the configurator, where it is indexed, and its arrival order. */
@@ -170,8 +171,7 @@ export class OverrideIndex {
     const version = this.version;
     const list = next.slice();
     const last = this.list;
-    let appended = list.length >= last.length;
-    for (let i = 0; appended && i < last.length; i++) appended = list[i] === last[i];
+    const appended = last.length === 0 || startsWithList(list, last);
     const added: IndexedRule[] = [];
     const fresh = new Map<string, IndexedRule>();
     const removed: IndexedRule[] = [];

@@ -368,7 +368,7 @@ export class RegistryDirectory extends Directory {
     const merged = this.mergedProviders();
     this.index.retain(new Set(merged.map((url) => this.index.urlKeyOf(url))));
     const { directoryUrl, providers } = computed ?? this.compute(this.base, this.index, this.merged, undefined);
-    // Invokers are kept per distinct configured URL (same text), found by their address and compared parameter by
+    // Invokers are kept per distinct configured URL (`URL.equals`), found by their address and compared parameter by
     // parameter, so that the long URLs many rules make are never written out to compare them.
     const old = this.referred;
     const oldAt = indexByIdentity(old);
@@ -449,46 +449,25 @@ export function mergeProviderUrl(provider: URL, consumer: URL): URL {
 /** Positions of `referred` by the identity string (`protocol://host:port/path`) of their URLs. */
 function indexByIdentity(referred: readonly Referred[]): Map<string, number[]> {
   const at = new Map<string, number[]>();
-  referred.forEach((r, i) => {
-    const identity = r.url.toIdentityString();
-    const list = at.get(identity);
-    if (list === undefined) at.set(identity, [i]);
-    else list.push(i);
-  });
+  referred.forEach((r, i) => addPosition(at, r.url.toIdentityString(), i));
   return at;
 }
 
 function addReferred(list: Referred[], at: Map<string, number[]>, identity: string, referred: Referred): void {
-  const positions = at.get(identity);
-  if (positions === undefined) at.set(identity, [list.length]);
-  else positions.push(list.length);
+  addPosition(at, identity, list.length);
   list.push(referred);
 }
 
-/** The position among `positions` of `referred` whose URL has the same text as `url`; -1 when none. */
+function addPosition(at: Map<string, number[]>, identity: string, position: number): void {
+  const positions = at.get(identity);
+  if (positions === undefined) at.set(identity, [position]);
+  else positions.push(position);
+}
+
+/** The position among `positions` of `referred` whose URL equals `url` (`URL.equals`); -1 when none. */
 function findSame(referred: readonly Referred[], positions: readonly number[] | undefined, url: URL): number {
   if (positions === undefined) return -1;
-  for (const i of positions) if (sameText((referred[i] as Referred).url, url)) return i;
+  for (const i of positions) if ((referred[i] as Referred).url.equals(url)) return i;
   return -1;
 }
 
-/**
- * Whether two URLs have the same string form (`toString()`), without writing either out: the same components and the
- * same parameters in the same order (the form encodes each of them, and nothing else).
- */
-function sameText(a: URL, b: URL): boolean {
-  if (a === b) return true;
-  if (a.protocol !== b.protocol || a.username !== b.username || a.password !== b.password || a.host !== b.host || a.port !== b.port || a.path !== b.path) {
-    return false;
-  }
-  const mine = a.parameters;
-  const theirs = b.parameters;
-  if (mine === theirs) return true;
-  if (mine.size !== theirs.size) return false;
-  const other = theirs.entries();
-  for (const [key, value] of mine) {
-    const entry = other.next().value as [string, string];
-    if (entry[0] !== key || entry[1] !== value) return false;
-  }
-  return true;
-}

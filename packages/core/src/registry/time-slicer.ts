@@ -36,7 +36,7 @@ export class TimeSlicer {
   due(): boolean {
     if (++this.ops < this.nextCheck) return false;
     this.nextCheck = this.ops + 64;
-    return performance.now() - this.start >= this.budgetMs;
+    return this.spent();
   }
 
   /** Whether the current slice has used its budget, reading the clock now (for steps of tens of microseconds or more). */

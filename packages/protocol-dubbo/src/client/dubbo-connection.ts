@@ -9,7 +9,8 @@ import { encodeFrame, Flag, type Frame } from '../frame/header.js';
 import { DubboStatus } from '../frame/status.js';
 
 /** Largest id half a client uses: ids stay below 2⁵³, so one JS number is the key of a pending call. */
-const TWO_32 = 2 ** 32;
+/** 2³²: a request id is its high half times this plus its low half. */
+export const TWO_32 = 2 ** 32;
 const MAX_RECONNECT_DELAY = 30_000;
 /**
  * A TLS connection the provider closes this soon after the handshake, before sending anything, was refused: a Node

@@ -19,7 +19,7 @@ import { attachmentObject, readResponseBody, writeRequestBody, type RequestHead 
 import { Flag, type Frame } from '../frame/header.js';
 import { DubboStatus, statusError } from '../frame/status.js';
 import { DubboDefaults, DubboKeys } from '../dubbo-keys.js';
-import { idHalves, type DubboConnection, type PendingCall } from './dubbo-connection.js';
+import { TWO_32, type DubboConnection, type PendingCall } from './dubbo-connection.js';
 
 /** Per-method request data, computed on the first call of each method. */
 interface ClientMethod {
@@ -52,8 +52,6 @@ export interface DubboInvokerInit {
 }
 
 const ECHO_METHOD = '$echo';
-/** 2³², for the high half of a request id. */
-const TWO_32 = 0x1_0000_0000;
 const ECHO_DESCRIPTOR = 'Ljava/lang/Object;';
 
 /**
@@ -166,8 +164,8 @@ export class DubboInvoker extends AbstractInvoker {
       );
     }
     if (oneWay) {
-      const [high, low] = idHalves(connection.nextRequestId());
-      connection.writeFrame(this.requestFlag, 0, high, low, body);
+      const id = connection.nextRequestId();
+      connection.writeFrame(this.requestFlag, 0, Math.floor(id / TWO_32), id >>> 0, body);
       return Promise.resolve(Result.of(undefined));
     }
     return new Promise<Result>((resolve, reject) => {

@@ -27,10 +27,10 @@ export class ByteSource {
   private text: Buffer | undefined;
   pos = 0;
 
-  /** @param strings - where recent short strings are kept (the serialization's); none: every string is made anew. */
+  /** @param strings - where recent short strings are kept (the serialization's). */
   constructor(
     bytes: Uint8Array,
-    private readonly strings?: StringTable,
+    private readonly strings: StringTable,
   ) {
     this.bytes = bytes;
   }
@@ -93,12 +93,7 @@ export class ByteSource {
     while (end < asciiEnd && (bytes[end] as number) < 0x80) end++;
     if (end === asciiEnd) {
       this.pos = end;
-      if (this.strings !== undefined && StringTable.keeps(count)) return this.strings.ascii(bytes, start, count);
-      if (count <= 32) {
-        let out = '';
-        for (let i = start; i < end; i++) out += String.fromCharCode(bytes[i] as number);
-        return out;
-      }
+      if (StringTable.keeps(count)) return this.strings.ascii(bytes, start, count);
       this.text ??= Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       return this.text.toString('latin1', start, end);
     }

@@ -22,7 +22,7 @@ export class StringTable {
 
   /** Whether strings of `length` characters are kept. */
   static keeps(length: number): boolean {
-    return length > 0 && length <= MAX_LENGTH;
+    return length <= MAX_LENGTH;
   }
 
   /** The string of `bytes[start, start + length)`, all ASCII, `length` ≤ 32: the table's, or a new one kept. */
