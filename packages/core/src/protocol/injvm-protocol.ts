@@ -230,8 +230,13 @@ class InjvmInvoker extends AbstractInvoker {
   }
 
   private invokeCopying(exporter: InjvmExporter, invocation: Invocation, copier: Copier): Result | Promise<Result> {
+    const target = exporter.getInvoker();
+    if (exporter.bare && !(target as ServiceInvoker).streams(invocation.methodName)) {
+      // Nothing on the provider side observes the invocation: no provided copy of it, one pending result.
+      return (target as ServiceInvoker).invokeCopied(invocation, copier.args(invocation), copier);
+    }
     const provided = this.provided(exporter, invocation, copier.args(invocation));
-    const answer = exporter.getInvoker().invoke(provided);
+    const answer = target.invoke(provided);
     if (answer instanceof Result) return copier.result(answer, provided);
     // A closure, not a subclass of PendingResult: more classes would make every pending result's call sites megamorphic.
     return answer.then((result) => copier.result(result, provided));

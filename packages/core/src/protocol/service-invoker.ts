@@ -51,6 +51,23 @@ async function settleWith(pending: PendingResult<Result>, out: PromiseLike<unkno
   pending.resolve(Result.of(value));
 }
 
+/** How {@link ServiceInvoker.invokeCopied} copies an answer back to the caller. */
+export interface ResultCopy {
+  result(result: Result, invocation: Invocation): Result;
+}
+
+/** Settles a copied call's pending result; a copy that throws (an unserialisable value) rejects it. */
+function settleCopied(pending: PendingResult<Result>, copy: ResultCopy, result: Result, invocation: Invocation): void {
+  let copied: Result;
+  try {
+    copied = copy.result(result, invocation);
+  } catch (error) {
+    pending.reject(error);
+    return;
+  }
+  pending.resolve(copied);
+}
+
 /** A promise of another realm or library (anything with a `then` method) is awaited like a native one. */
 function streamEnded(reason: unknown): Result {
   return reason === undefined ? Result.of(undefined) : Result.ofException(reason);
@@ -155,6 +172,39 @@ export class ServiceInvoker extends Invoker {
     if (this.streaming.size > 0 && this.streaming.has(invocation.methodName)) return this.stream(invocation, out);
     // A synchronous implementation completes the call here: its Result travels back without a promise.
     return typeof out === 'object' || typeof out === 'function' ? resultOf(out) : Result.of(out);
+  }
+
+  /**
+   * @internal The in-process protocol's copying call to a bare implementation (no provider filter, no token): the
+   * implementation gets `args` (already copied) and the answer is passed through `copy` — for a waiting call inside
+   * the one reaction on the implementation's promise, so the call needs no second pending result and no
+   * provider-side invocation (nothing on the provider side can observe one). Not for streaming methods.
+   */
+  invokeCopied(invocation: Invocation, args: unknown[], copy: ResultCopy): Result | Promise<Result> {
+    const method = this.methods.get(invocation.methodName);
+    if (method === undefined) return this.methodNotFound(invocation);
+    let out: unknown;
+    try {
+      out = args.length === 1 ? method.call(this.implementation, args[0]) : method.apply(this.implementation, args);
+    } catch (error) {
+      return copy.result(Result.ofException(error), invocation);
+    }
+    if (out instanceof Promise) {
+      const pending = new PendingResult<Result>();
+      out.then(
+        (value: unknown) => settleCopied(pending, copy, Result.of(value), invocation),
+        (error: unknown) => settleCopied(pending, copy, Result.ofException(error), invocation),
+      );
+      return pending;
+    }
+    const answer = typeof out === 'object' || typeof out === 'function' ? resultOf(out) : Result.of(out);
+    if (answer instanceof Result) return copy.result(answer, invocation);
+    return answer.then((result) => copy.result(result, invocation));
+  }
+
+  /** Whether `methodName` streams its results (server- or bidi-streaming). */
+  streams(methodName: string): boolean {
+    return this.streaming.has(methodName);
   }
 
   /**
