@@ -51,6 +51,11 @@ async function settleWith(pending: PendingResult<Result>, out: PromiseLike<unkno
   pending.resolve(Result.of(value));
 }
 
+/** Calls an implementation's method; one argument — the common case — is cheaper as a `call` than an `apply`. */
+function callMethod(method: Method, implementation: object, args: unknown[]): unknown {
+  return args.length === 1 ? method.call(implementation, args[0]) : method.apply(implementation, args);
+}
+
 /** How {@link ServiceInvoker.invokeCopied} copies an answer back to the caller. */
 export interface ResultCopy {
   result(result: Result, invocation: Invocation): Result;
@@ -164,8 +169,7 @@ export class ServiceInvoker extends Invoker {
     const args = invocation.args;
     let out: unknown;
     try {
-      // One argument — the common case — is cheaper as a `call` than an `apply`.
-      out = args.length === 1 ? method.call(this.implementation, args[0]) : method.apply(this.implementation, args);
+      out = callMethod(method, this.implementation, args);
     } catch (error) {
       return Result.ofException(error);
     }
@@ -185,7 +189,7 @@ export class ServiceInvoker extends Invoker {
     if (method === undefined) return this.methodNotFound(invocation);
     let out: unknown;
     try {
-      out = args.length === 1 ? method.call(this.implementation, args[0]) : method.apply(this.implementation, args);
+      out = callMethod(method, this.implementation, args);
     } catch (error) {
       return copy.result(Result.ofException(error), invocation);
     }
