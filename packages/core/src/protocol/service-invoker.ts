@@ -56,7 +56,7 @@ function callMethod(method: Method, implementation: object, args: unknown[]): un
   return args.length === 1 ? method.call(implementation, args[0]) : method.apply(implementation, args);
 }
 
-/** How {@link ServiceInvoker.invokeCopied} copies an answer back to the caller. */
+/** @internal How {@link ServiceInvoker.invokeCopied} copies an answer back to the caller. */
 export interface ResultCopy {
   result(result: Result, invocation: Invocation): Result;
 }
@@ -206,7 +206,7 @@ export class ServiceInvoker extends Invoker {
     return answer.then((result) => copy.result(result, invocation));
   }
 
-  /** Whether `methodName` streams its results (server- or bidi-streaming). */
+  /** @internal Whether `methodName` streams its results (server- or bidi-streaming). */
   streams(methodName: string): boolean {
     return this.streaming.has(methodName);
   }
