@@ -58,8 +58,8 @@ class InjvmExporter extends Exporter {
   private unexported = false;
   /** The provider's token, which an in-process consumer sends as a remote one learns it from the provider URL. */
   readonly token: string | undefined;
-  /** The exported invoker is the implementation itself: no provider filter sees the invocation. */
-  readonly bare: boolean;
+  /** The implementation's invoker when it is the exported one (no provider filter, no token): nothing else sees the invocation. */
+  readonly bare: ServiceInvoker | undefined;
 
   constructor(
     private readonly invoker: Invoker,
@@ -70,7 +70,7 @@ class InjvmExporter extends Exporter {
   ) {
     super();
     this.token = invoker.getUrl().getParameter('token') || undefined;
-    this.bare = invoker instanceof ServiceInvoker && this.token === undefined;
+    this.bare = invoker instanceof ServiceInvoker && this.token === undefined ? invoker : undefined;
   }
 
   getInvoker(): Invoker {
@@ -192,7 +192,8 @@ class InjvmInvoker extends AbstractInvoker {
     if (exporter === undefined) return this.noProvider();
     // A bare implementation (no provider filter, no token) reads only the method name and arguments: nothing on
     // the provider side can observe the invocation, so it needs no provider-side copy.
-    if (exporter.bare && (this.copier === undefined || !exporter.copy)) return exporter.getInvoker().invoke(invocation);
+    const bare = exporter.bare;
+    if (bare !== undefined && (this.copier === undefined || !exporter.copy)) return bare.invoke(invocation);
     return this.invokeProvider(exporter, invocation);
   }
 
@@ -230,13 +231,13 @@ class InjvmInvoker extends AbstractInvoker {
   }
 
   private invokeCopying(exporter: InjvmExporter, invocation: Invocation, copier: Copier): Result | Promise<Result> {
-    const target = exporter.getInvoker();
-    if (exporter.bare && !(target as ServiceInvoker).streams(invocation.methodName)) {
+    const bare = exporter.bare;
+    if (bare !== undefined && !bare.streams(invocation.methodName)) {
       // Nothing on the provider side observes the invocation: no provided copy of it, one pending result.
-      return (target as ServiceInvoker).invokeCopied(invocation, copier.args(invocation), copier);
+      return bare.invokeCopied(invocation, copier.args(invocation), copier);
     }
     const provided = this.provided(exporter, invocation, copier.args(invocation));
-    const answer = target.invoke(provided);
+    const answer = exporter.getInvoker().invoke(provided);
     if (answer instanceof Result) return copier.result(answer, provided);
     // A closure, not a subclass of PendingResult: more classes would make every pending result's call sites megamorphic.
     return answer.then((result) => copier.result(result, provided));

@@ -173,7 +173,7 @@ export class ServiceInvoker extends Invoker {
     } catch (error) {
       return Result.ofException(error);
     }
-    if (this.streaming.size > 0 && this.streaming.has(invocation.methodName)) return this.stream(invocation, out);
+    if (this.streams(invocation.methodName)) return this.stream(invocation, out);
     // A synchronous implementation completes the call here: its Result travels back without a promise.
     return typeof out === 'object' || typeof out === 'function' ? resultOf(out) : Result.of(out);
   }
@@ -208,7 +208,8 @@ export class ServiceInvoker extends Invoker {
 
   /** @internal Whether `methodName` streams its results (server- or bidi-streaming). */
   streams(methodName: string): boolean {
-    return this.streaming.has(methodName);
+    // Most services stream nothing: no set lookup then.
+    return this.streaming.size > 0 && this.streaming.has(methodName);
   }
 
   /**
