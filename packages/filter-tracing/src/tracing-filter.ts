@@ -34,6 +34,17 @@ interface OtelGlobals {
   readonly context?: unknown;
 }
 
+/**
+ * Makes OpenTelemetry's global slot an own property of `globalThis` (value `undefined`) when nothing is registered
+ * yet, so the per-call check reads a property that exists: reading an absent key of the global object takes the
+ * engine's slow lookup (≈ 6–9 ns, paid twice per injvm call), a present one an inline-cache hit (< 1 ns). Every
+ * 1.x API treats `undefined` there as absent (`registerGlobal` creates the registry object with `??`, `getGlobal`
+ * reads it with `?.`), so registering an SDK later works as before.
+ */
+function reserveGlobalsSlot(): void {
+  if (!Object.prototype.hasOwnProperty.call(globalThis, OTEL_GLOBALS)) (globalThis as { [OTEL_GLOBALS]?: OtelGlobals })[OTEL_GLOBALS] = undefined;
+}
+
 /** The provider a `ProxyTracerProvider` delegates to while no SDK is registered (the API's no-op one). */
 const NOOP_TRACER_PROVIDER: TracerProvider = new ProxyTracerProvider().getDelegate();
 
@@ -170,6 +181,11 @@ export class TracingFilter extends Filter {
   private lastSpans: InvokerSpans | undefined;
   private previousInvoker: Invoker | undefined;
   private previousSpans: InvokerSpans | undefined;
+
+  constructor() {
+    super();
+    reserveGlobalsSlot();
+  }
 
   /** Starts the span, propagates or restores its context, and ends it with the call's outcome. */
   invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {

@@ -67,6 +67,34 @@ describe('TracingFilter registration after the first calls', () => {
     expect(downstream.reached[1]?.getAttachment('traceparent')).toBe(TRACEPARENT);
   });
 
+  it("reserves OpenTelemetry's global slot as absent: the API still registers into it, and an existing registry is kept", () => {
+    const slot = Symbol.for('opentelemetry.js.api.1');
+    const globals = globalThis as { [key: symbol]: unknown };
+    const saved = globals[slot];
+    delete globals[slot];
+    try {
+      const filter = new TracingFilter();
+      // An own property holding undefined (so the per-call check is a property hit), which the API treats as absent.
+      expect(Object.prototype.hasOwnProperty.call(globalThis, slot)).toBe(true);
+      expect(globals[slot]).toBeUndefined();
+      const exporter = installTracing();
+      expect(globals[slot]).toMatchObject({ version: expect.any(String) });
+      const { provider } = nested(filter);
+      expect((provider.invoke(incoming()) as Result).value).toBe('echo');
+      expect(exporter.getFinishedSpans().map((s) => s.kind)).toEqual([SpanKind.CLIENT, SpanKind.SERVER]);
+      // A filter created while the registry exists leaves it as it is.
+      const registry = globals[slot];
+      void new TracingFilter();
+      expect(globals[slot]).toBe(registry);
+    } finally {
+      trace.disable();
+      propagation.disable();
+      context.disable();
+      if (saved === undefined) delete globals[slot];
+      else globals[slot] = saved;
+    }
+  });
+
   it('records spans from the first call after an SDK is registered (real chains, injvm)', async () => {
     const testApp = createTestApp(['@weft/core', '@weft/cluster', '@weft/filter-tracing'], { prefix: 'weft-tracing-late' });
     const app = await WeftApplication.start({ root: testApp.root, name: 'late-sdk', logger: silent });
