@@ -3,7 +3,7 @@
 // event-loop turn (as a registry delivers a burst of writes: each notification in its own turn),
 // against 100 providers. Reports the total time until the directory has applied everything (invokers included)
 // and the longest event-loop stall (perf_hooks.monitorEventLoopDelay max). Goal: < 100 ms total, stall < 20 ms.
-//   node packages/benchmarks/bench/rule-scale.mjs            (WEFT_RULES=<n> to change the rule count)
+//   node --expose-gc packages/benchmarks/bench/rule-scale.mjs   (WEFT_RULES=<n>: the rule count; WEFT_RULE_RUNS=<n>: runs per row)
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 
 import { AbstractRegistry, defineService, Invoker, Logger, RegistryDirectory, Result, URL } from '@weft/core';
@@ -100,14 +100,17 @@ async function newDirectory() {
   return { registry, directory };
 }
 
-/** Runs `drive` and waits for the directory to settle; total wall ms, CPU ms and the longest event-loop stall (ms). */
-async function timed(directory, drive, delivered = Promise.resolve(), n = undefined) {
+/**
+ * Runs `drive` (its promise, if any, resolves once the source has handed over its last list) and waits until the
+ * last of the `n` rules is in force; total wall ms, CPU ms and the longest event-loop stall (ms).
+ */
+async function timed(directory, drive, n) {
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   histogram.enable();
   await new Promise((r) => setTimeout(r, 5));
   const start = performance.now();
   const cpu = process.cpuUsage();
-  drive();
+  const delivered = drive();
   const driving = performance.now() - start; // the source's own synchronous burst (building the lists)
   // A second histogram from the end of the source's burst: the stalls of Weft's own rule processing. (Building 10,000
   // growing lists in one turn costs the source ~25 ms of array copies by itself; that turn is in \`stall\` only.)
@@ -120,7 +123,7 @@ async function timed(directory, drive, delivered = Promise.resolve(), n = undefi
   // A registry coalesces a burst: its latest list may still wait out a quiet window (≤ 50 ms) before it is delivered.
   // The clock stops when the last rule is in force, not when the directory has caught up with what it was given.
   const giveUp = performance.now() + 10_000;
-  while (n !== undefined && !applied(directory, n) && performance.now() < giveUp) {
+  while (!applied(directory, n) && performance.now() < giveUp) {
     await new Promise((r) => setTimeout(r, 1));
     await directory.settled();
   }
@@ -147,49 +150,59 @@ function applied(directory, n) {
   return directory.getAllInvokers().some((i) => i.getUrl().getParameter(key) === String(1000 + last));
 }
 
-export async function benchRuleScale(figures, n = Number(process.env.WEFT_RULES ?? 10_000)) {
+/**
+ * The three ways the rules arrive. Each drives `registry` with `rules` and resolves once the source has handed over
+ * its last list: (a) one notification, (b) one at a time — 10,000 notifications in one turn, each the previous list
+ * plus one rule — and (c) one per event-loop turn, as a registry delivers a burst of writes.
+ */
+const SCENARIOS = [
+  ['one notification', (registry, rules) => registry.push(rules)],
+  [
+    'one at a time',
+    (registry, rules) => {
+      for (let i = 1; i <= rules.length; i++) registry.push(rules.slice(0, i));
+    },
+  ],
+  [
+    'one per turn',
+    (registry, rules) =>
+      new Promise((resolve) => {
+        let pushed = 0;
+        const next = () => {
+          registry.push(rules.slice(0, ++pushed));
+          if (pushed < rules.length) setImmediate(next);
+          else resolve();
+        };
+        setImmediate(next);
+      }),
+  ],
+];
+
+/**
+ * One timed run of a scenario on a fresh directory. (No forced GC before it: after `gc()` the engine's sweeping and
+ * heap regrowth land in the timed run, which then takes up to twice as long.)
+ */
+async function runScenario(drive, rules) {
+  const { registry, directory } = await newDirectory();
+  const r = await timed(directory, () => drive(registry, rules), rules.length);
+  if (!applied(directory, rules.length)) throw new Error('the last rule was not applied');
+  await directory.destroy();
+  return r;
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+export async function benchRuleScale(figures, n = Number(process.env.WEFT_RULES ?? 10_000), runs = Number(process.env.WEFT_RULE_RUNS ?? 5)) {
   const rules = ruleUrls(n);
-  const rows = [];
-  {
-    // Warm-up (JIT): one full application on a throwaway directory.
-    const { registry, directory } = await newDirectory();
-    await timed(directory, () => registry.push(ruleUrls(n)));
-    await directory.destroy();
-  }
+  // Warm-up (JIT): each scenario once on a throwaway directory, so that the rows measure a consumer's steady state
+  // rather than the compilation of the code paths each is the first to take.
+  for (const [, drive] of SCENARIOS) await runScenario(drive, ruleUrls(n));
   const idle = await idleStall(1000);
-  {
-    const { registry, directory } = await newDirectory();
-    const r = await timed(directory, () => registry.push(rules), undefined, n);
-    if (!applied(directory, n)) throw new Error('one notification: the last rule was not applied');
-    rows.push(['one notification', r]);
-    await directory.destroy();
-  }
-  {
-    const { registry, directory } = await newDirectory();
-    const r = await timed(directory, () => {
-      for (let i = 1; i <= n; i++) registry.push(rules.slice(0, i));
-    }, undefined, n);
-    if (!applied(directory, n)) throw new Error('one at a time: the last rule was not applied');
-    rows.push(['one at a time', r]);
-    await directory.destroy();
-  }
-  {
-    // As ZooKeeper delivers a burst of writes: one notification per event-loop turn, each the previous list plus one.
-    const { registry, directory } = await newDirectory();
-    let pushed = 0;
-    let done;
-    const all = new Promise((resolve) => (done = resolve));
-    const r = await timed(directory, () => {
-      const next = () => {
-        registry.push(rules.slice(0, ++pushed));
-        if (pushed < n) setImmediate(next);
-        else done();
-      };
-      setImmediate(next);
-    }, all, n);
-    if (!applied(directory, n)) throw new Error('one per turn: the last rule was not applied');
-    rows.push(['one per turn', r]);
-    await directory.destroy();
+  const rows = [];
+  for (const [name, drive] of SCENARIOS) {
+    const results = [];
+    for (let i = 0; i < runs; i++) results.push(await runScenario(drive, rules));
+    rows.push([name, results]);
   }
   // The same source with no registry behind it: what building and handing over 10,000 growing lists costs by itself.
   const sourceAlone = await new Promise((resolve) => {
@@ -203,10 +216,20 @@ export async function benchRuleScale(figures, n = Number(process.env.WEFT_RULES 
     };
     setImmediate(next);
   });
-  console.log(`\nOverride rules applied by a RegistryDirectory (${n} rules, ${PROVIDERS} providers; goal < 100 ms total, stall < 20 ms)`);
-  for (const [name, r] of rows) {
-    console.log(`  ${name.padEnd(18)} total ${r.total.toFixed(1).padStart(9)} ms   cpu ${r.cpu.toFixed(1).padStart(8)} ms   event-loop delay max ${r.stall.toFixed(1).padStart(7)} ms, p99 ${r.p99.toFixed(1).padStart(6)} ms, after the source's burst ${r.ownStall.toFixed(1).padStart(6)} ms   (source's own burst ${r.driving.toFixed(1)} ms)`);
-    figures.push(`${n} override rules, ${name}: ${r.total.toFixed(1)} ms total (${r.cpu.toFixed(1)} ms CPU), max event-loop stall ${r.stall.toFixed(1)} ms (after the source's burst: ${r.ownStall.toFixed(1)} ms), p99 ${r.p99.toFixed(1)} ms, of which the notifying source's own synchronous burst ${r.driving.toFixed(1)} ms (goal < 100 ms, < 20 ms)`);
+  console.log(`\nOverride rules applied by a RegistryDirectory (${n} rules, ${PROVIDERS} providers; median of ${runs} runs, each on a fresh directory; goal < 100 ms total, stall < 20 ms)`);
+  for (const [name, results] of rows) {
+    const pick = (key) => median(results.map((r) => r[key]));
+    const range = (key) => `${Math.min(...results.map((r) => r[key])).toFixed(1)}–${Math.max(...results.map((r) => r[key])).toFixed(1)}`;
+    const worst = (key) => Math.max(...results.map((r) => r[key]));
+    console.log(
+      `  ${name.padEnd(18)} total ${pick('total').toFixed(1).padStart(7)} ms (${range('total')})   cpu ${pick('cpu').toFixed(1).padStart(7)} ms   ` +
+        `event-loop delay max ${worst('stall').toFixed(1).padStart(6)} ms, after the source's burst ${worst('ownStall').toFixed(1).padStart(6)} ms   (source's own burst ${pick('driving').toFixed(1)} ms)`,
+    );
+    figures.push(
+      `${n} override rules, ${name}: ${pick('total').toFixed(1)} ms total (median of ${runs}; runs ${range('total')} ms; ${pick('cpu').toFixed(1)} ms CPU), ` +
+        `max event-loop stall ${worst('stall').toFixed(1)} ms over the runs (after the source's burst: ${worst('ownStall').toFixed(1)} ms), ` +
+        `of which the notifying source's own synchronous burst ${pick('driving').toFixed(1)} ms (goal < 100 ms, < 20 ms)`,
+    );
   }
   console.log(`  one per turn, the source alone (no registry): ${sourceAlone.ms.toFixed(1)} ms`);
   figures.push(`${n} override rules, one per turn: the notifying source alone (building and handing over the lists, no registry) takes ${sourceAlone.ms.toFixed(1)} ms of that total`);
@@ -215,7 +238,9 @@ export async function benchRuleScale(figures, n = Number(process.env.WEFT_RULES 
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
+  // Run directly (run.mjs does, in a fresh process): the table, then the figures — as one JSON line with `--json`.
   const figures = [];
   await benchRuleScale(figures);
-  for (const line of figures) console.log(line);
+  if (process.argv.includes('--json')) console.log(JSON.stringify({ figures }));
+  else for (const line of figures) console.log(line);
 }

@@ -221,8 +221,19 @@ await (await import('./redis-limiter.mjs')).benchRedisLimiter(figures, silent);
 await (await import('./hessian.mjs')).benchHessian(figures);
 // dubbo:// echo, 64 in flight: Weft's dubbo consumer vs apache-dubbo-js's client and Weft's tri, on one Weft provider.
 await (await import('./dubbo-echo.mjs')).benchDubboEcho(figures);
-// Rule scale (issue 18): 10,000 override rules applied by a RegistryDirectory, in one notification and one at a time.
-await (await import('./rule-scale.mjs')).benchRuleScale(figures);
+// Rule scale (issue 18): 10,000 override rules applied by a RegistryDirectory, in one notification and one at a time
+// (in a fresh process: the heap this one built up by now would be in its figures).
+{
+  const { spawnSync } = await import('node:child_process');
+  const { fileURLToPath } = await import('node:url');
+  const script = fileURLToPath(new globalThis.URL('./rule-scale.mjs', import.meta.url));
+  const run = spawnSync(process.execPath, ['--expose-gc', script, '--json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (run.status !== 0) throw new Error(`rule-scale.mjs failed (${run.signal ?? `exit ${run.status}`}):\n${run.stdout}`);
+  const lines = run.stdout.trimEnd().split('\n');
+  const last = JSON.parse(lines.pop());
+  console.log(lines.join('\n'));
+  figures.push(...last.figures);
+}
 // @weft/filter-metrics and @weft/filter-tracing: added cost per call (fresh processes; observability.mjs).
 await (await import('./observability.mjs')).benchObservability(figures);
 // Routing (issue 18): per-call cost of 3 routers on 100 providers vs none.

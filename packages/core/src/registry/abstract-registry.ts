@@ -32,14 +32,24 @@ interface Subscription {
   readonly filtered: Map<RegistryCategory, { readonly urls: readonly URL[]; readonly matched: readonly URL[] }>;
   turn: ReturnType<typeof setImmediate> | undefined;
   timer: ReturnType<typeof setTimeout> | undefined;
+  /** The check, one event-loop turn after the timer, that no new list arrived meanwhile (the burst is over). */
+  settle: ReturnType<typeof setImmediate> | undefined;
+  /** Lists the registry notified while one was waiting (what the settle check compares). */
+  arrivals: number;
 }
 
 /** Lists shorter than this are delivered once per event-loop turn at most; longer ones open a quiet window. */
-const QUIET_MIN_LIST = 256;
-/** The quiet window after delivering a long list: this many ms per entry, capped at {@link QUIET_MAX_WINDOW}. */
-const QUIET_MS_PER_ENTRY = 0.002;
-/** The longest quiet window, in ms: a write is delivered at most this long after the one before it. */
+const QUIET_MIN_LIST = 32;
+/**
+ * The quiet window after delivering a long list: this many ms per entry, capped at {@link QUIET_MAX_WINDOW}. Long
+ * enough that the list roughly doubles during a burst before the next delivery (a burst of N rules then costs a few
+ * deliveries whose lengths add up to about 2N); the end of a burst does not wait for it (see {@link QUIET_SETTLE}).
+ */
+const QUIET_MS_PER_ENTRY = 0.01;
+/** The longest quiet window, in ms: while a burst goes on, its latest list is delivered at least this often. */
 const QUIET_MAX_WINDOW = 50;
+/** How often (ms) a list waiting out a window checks whether its burst ended: then it is delivered at once. */
+const QUIET_SETTLE = 1;
 
 /**
  * The shared half of every registry client: bookkeeping, notifications, failback and the local cache file.
@@ -156,6 +166,8 @@ export abstract class AbstractRegistry extends Registry {
         filtered: new Map(),
         timer: undefined,
         turn: undefined,
+        settle: undefined,
+        arrivals: 0,
       };
       this.subscriptions.set(key, subscription);
     }
@@ -195,6 +207,7 @@ export abstract class AbstractRegistry extends Registry {
     this.subscriptions.delete(key);
     if (subscription.turn !== undefined) clearImmediate(subscription.turn);
     if (subscription.timer !== undefined) clearTimeout(subscription.timer);
+    if (subscription.settle !== undefined) clearImmediate(subscription.settle);
     this.failedSubscriptions.delete(key);
     try {
       await this.doUnsubscribe(url);
@@ -221,18 +234,33 @@ export abstract class AbstractRegistry extends Registry {
   protected notify(subscription: URL, category: RegistryCategory, urls: readonly URL[]): void {
     const entry = this.subscriptions.get(subscription.toString());
     if (entry === undefined || !entry.categories.has(category)) return;
+    this.offer(entry, category, urls, true);
+  }
+
+  /**
+   * Delivers a list now, or keeps it as its category's latest until its turn or window has passed (`fresh`: newly
+   * notified, not a queued list offered again).
+   */
+  private offer(entry: Subscription, category: RegistryCategory, urls: readonly URL[], fresh: boolean): void {
     // A burst of lists of one category (thousands of rule writes) is coalesced: the first of an event-loop turn is
     // delivered at once, the latest of the others in the next turn (each list is complete, so nothing is lost). After
-    // a long list, further ones wait for a quiet window proportional to its length (≤ 50 ms), so a burst of N writes
-    // delivered one per turn costs a few deliveries of the latest list, not N (O(N²)).
+    // a long list, further ones wait for a quiet window proportional to its length (≤ 50 ms) — unless a whole
+    // event-loop turn goes by without a new list: the burst is over, and its last list is delivered then. So a burst
+    // of N writes delivered one per turn costs a few deliveries of growing lists (about 2N entries in all), not N
+    // (O(N²)), and its last write is applied about a millisecond after it arrived.
     const quietUntil = entry.quietUntil.get(category) ?? 0;
-    if (entry.delivered.has(category) || performance.now() < quietUntil) {
+    const now = performance.now();
+    if (entry.delivered.has(category) || now < quietUntil) {
       entry.queued.set(category, urls);
-      if (!entry.delivered.has(category) && entry.timer === undefined) {
-        entry.timer = setTimeout(() => this.endQuiet(entry), Math.max(1, Math.ceil(quietUntil - performance.now())));
+      if (fresh) entry.arrivals++;
+      if (!entry.delivered.has(category) && entry.timer === undefined && entry.settle === undefined) {
+        entry.timer = setTimeout(() => this.endQuiet(entry), Math.max(1, Math.min(QUIET_SETTLE, Math.ceil(quietUntil - now))));
       }
       return;
     }
+    // A list still waiting is older than this one (it arrived before and its window just passed): never deliver it
+    // after this one.
+    if (fresh) entry.queued.delete(category);
     entry.delivered.add(category);
     entry.turn ??= setImmediate(() => this.nextTurn(entry));
     if (urls.length >= QUIET_MIN_LIST) entry.quietUntil.set(category, performance.now() + Math.min(QUIET_MAX_WINDOW, urls.length * QUIET_MS_PER_ENTRY));
@@ -245,17 +273,27 @@ export abstract class AbstractRegistry extends Registry {
     this.flushQueued(entry);
   }
 
+  /**
+   * A window's check: one event-loop turn later, the lists still waiting are delivered if no new one arrived in that
+   * turn (the burst ended; a registry writing a burst notifies once per turn), else when their window has passed.
+   */
   private endQuiet(entry: Subscription): void {
     entry.timer = undefined;
-    this.flushQueued(entry);
+    if (this.destroyed || this.subscriptions.get(entry.url.toString()) !== entry) return;
+    const seen = entry.arrivals;
+    entry.settle = setImmediate(() => {
+      entry.settle = undefined;
+      if (entry.arrivals === seen) for (const category of entry.queued.keys()) entry.quietUntil.delete(category);
+      this.flushQueued(entry);
+    });
   }
 
-  /** Delivers the queued lists whose turn or quiet window has passed (notify queues the others again). */
+  /** Delivers the queued lists whose turn or quiet window has passed (`offer` queues the others again). */
   private flushQueued(entry: Subscription): void {
     if (this.destroyed || this.subscriptions.get(entry.url.toString()) !== entry) return;
     const queued = [...entry.queued];
     entry.queued.clear();
-    for (const [category, urls] of queued) this.notify(entry.url, category, urls);
+    for (const [category, urls] of queued) this.offer(entry, category, urls, false);
   }
 
   private deliver(entry: Subscription, category: RegistryCategory, urls: readonly URL[]): void {
