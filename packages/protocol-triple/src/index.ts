@@ -26,9 +26,12 @@ export {
   encodeFrame,
   FRAME_HEADER_LENGTH,
   FrameError,
+  frameOf,
   GrpcMessageReader,
   isSupportedEncoding,
   SUPPORTED_ENCODINGS,
+  writeFrameAndEnd,
+  type Frame,
 } from './codec/grpc-frame.js';
 export {
   BIZ_EXCEPTION_CODE,

@@ -1,10 +1,11 @@
 // gRPC Length-Prefixed-Message framing (§A.5): encoding, incremental reading with the size limit checked on the
 // prefix, malformed frames, and decompression bounded by the limit.
+import { PassThrough } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 
 import { describe, expect, it } from 'vitest';
 
-import { decompress, encodeFrame, FrameError, GrpcMessageReader, GrpcStatus, isSupportedEncoding } from '@weft/protocol-triple';
+import { decompress, encodeFrame, FrameError, frameOf, GrpcMessageReader, GrpcStatus, isSupportedEncoding, writeFrameAndEnd } from '@weft/protocol-triple';
 
 function framed(payload: string, flags = 0): Buffer {
   const body = Buffer.from(payload);
@@ -31,6 +32,43 @@ describe('encodeFrame', () => {
     expect([...frame.subarray(0, 5)]).toEqual([0, 0, 0, 0, 6]);
     expect(frame.subarray(5).toString()).toBe('["hi"]');
     expect(encodeFrame(new Uint8Array(0))).toEqual(Buffer.from([0, 0, 0, 0, 0]));
+  });
+});
+
+describe('frameOf and writeFrameAndEnd', () => {
+  /** What a stream receives from writeFrameAndEnd, and the chunks it was written in. */
+  async function written(frame: ReturnType<typeof frameOf>): Promise<{ bytes: Buffer; chunks: number }> {
+    const stream = new PassThrough();
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const ended = new Promise((resolve) => stream.on('end', resolve));
+    writeFrameAndEnd(stream, frame);
+    await ended;
+    return { bytes: Buffer.concat(chunks), chunks: chunks.length };
+  }
+
+  it('frames a small message in one buffer, as encodeFrame does', async () => {
+    const payload = Buffer.from('x'.repeat(16 * 1024 - 1));
+    const frame = frameOf(payload);
+    expect(Buffer.isBuffer(frame)).toBe(true);
+    expect(frame).toEqual(encodeFrame(payload));
+    expect((await written(frame)).bytes).toEqual(encodeFrame(payload));
+  });
+
+  it('frames a large message as its prefix and the payload itself (not copied), written in order', async () => {
+    const payload = Buffer.from('y'.repeat(64 * 1024));
+    const frame = frameOf(payload);
+    if (Buffer.isBuffer(frame)) throw new Error('expected a split frame');
+    expect(frame.payload).toBe(payload);
+    expect([...frame.prefix]).toEqual([0, 0, 1, 0, 0]);
+    const { bytes } = await written(frame);
+    expect(bytes).toEqual(encodeFrame(payload));
+    // What a reader makes of it: the one message.
+    const reader = new GrpcMessageReader(1 << 20);
+    reader.push(bytes.subarray(0, 3));
+    reader.push(bytes.subarray(3));
+    reader.end();
+    expect(reader.message?.toString()).toBe(payload.toString());
   });
 });
 

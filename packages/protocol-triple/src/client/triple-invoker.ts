@@ -5,7 +5,7 @@ import { AbstractInvoker, DeadlineWheel, type DeadlineEntry, Result, RpcError, R
 import { readAttachmentHeaders, writeAttachmentHeaders } from '../codec/attachment-headers.js';
 import type { SessionHandle, TripleConnectionPool } from './connection-pool.js';
 import { ACCEPT_ENCODING, encodeCompressedFrame } from '../codec/compression.js';
-import { decompress, encodeFrame, FrameError, GrpcMessageReader, isSupportedEncoding } from '../codec/grpc-frame.js';
+import { decompress, FrameError, frameOf, GrpcMessageReader, isSupportedEncoding, writeFrameAndEnd, type Frame } from '../codec/grpc-frame.js';
 import { formatGrpcTimeout, GrpcStatus, httpStatusToGrpc, rpcErrorCodeFromWire } from '../codec/grpc-status.js';
 import type { TripleCodec } from '../codec/triple-codec.js';
 import { header, statusError } from './status-error.js';
@@ -83,7 +83,7 @@ class ClientCall {
     readonly method: ClientMethod,
     readonly invocation: Invocation,
     /** The request message, kept for a resend. */
-    readonly frame: Buffer,
+    readonly frame: Frame,
     private readonly resolve: (result: Result) => void,
     private readonly reject: (error: unknown) => void,
   ) {
@@ -389,12 +389,12 @@ export class TripleInvoker extends AbstractInvoker {
     const method = this.methodOf(invocation.methodName);
     const kind = method.descriptor?.stream;
     if (kind !== undefined) return this.invokeStream(invocation, method, kind);
-    let frame: Buffer;
+    let frame: Frame;
     try {
       const message = this.codec.encodeArguments(invocation.args, method.descriptor);
       // Refused here rather than by the provider (which would answer RESOURCE_EXHAUSTED after the upload).
       if (message.length > this.payload) return Promise.reject(this.overLimit(method.name, message.length));
-      frame = this.compression === undefined ? encodeFrame(message) : encodeCompressedFrame(message, this.compression);
+      frame = this.compression === undefined ? frameOf(message) : encodeCompressedFrame(message, this.compression);
     } catch (error) {
       return Promise.reject(unsent(RpcError.from(error, RpcErrorCode.SERIALIZATION)));
     }
@@ -447,7 +447,7 @@ export class TripleInvoker extends AbstractInvoker {
     const stream = this.open(handle, call.invocation, method, (error) => call.fail(error));
     if (stream === undefined) return;
     call.attach(stream, handle);
-    stream.end(call.frame);
+    writeFrameAndEnd(stream, call.frame);
   }
 
   /** Opens the stream of a call (its headers, `grpc-timeout`, attachments); a failure goes to `fail`. */

@@ -16,6 +16,56 @@ const EMPTY = Buffer.alloc(0);
  */
 export const FRAME_HEADER_LENGTH = 5;
 
+/** From this payload length on, a message is written as its prefix and itself (see {@link frameOf}). */
+const SPLIT_FRAME_BYTES = 16 * 1024;
+
+/**
+ * A framed message as it is written: one buffer, or the 5-byte prefix and the payload as they are (large messages).
+ *
+ * @example
+ * ```ts
+ * writeFrameAndEnd(stream, frameOf(codec.encodeResult(value, method)));
+ * ```
+ */
+export type Frame = Buffer | { readonly prefix: Buffer; readonly payload: Uint8Array };
+
+/**
+ * Frames one message (flag 0: uncompressed) for {@link writeFrameAndEnd}: a small one in one buffer; a large one as
+ * its prefix and the payload itself, which is then not copied (at 64 KiB the copy and its buffer cost about as much
+ * as the rest of the framing).
+ *
+ * @example
+ * ```ts
+ * const frame = frameOf(payload);
+ * ```
+ */
+export function frameOf(payload: Uint8Array): Frame {
+  if (payload.length < SPLIT_FRAME_BYTES) return encodeFrame(payload);
+  const prefix = Buffer.allocUnsafe(FRAME_HEADER_LENGTH);
+  prefix[0] = 0;
+  prefix.writeUInt32BE(payload.length, 1);
+  return { prefix, payload };
+}
+
+/**
+ * Writes a frame and ends the stream. The prefix and payload of a split frame are written corked, so the stream hands
+ * both to HTTP/2 at once and they share DATA frames.
+ *
+ * @example
+ * ```ts
+ * writeFrameAndEnd(stream, frameOf(payload));
+ * ```
+ */
+export function writeFrameAndEnd(stream: NodeJS.WritableStream & { cork(): void }, frame: Frame): void {
+  if (Buffer.isBuffer(frame)) {
+    stream.end(frame);
+    return;
+  }
+  stream.cork();
+  stream.write(frame.prefix);
+  stream.end(frame.payload); // end() uncorks
+}
+
 /**
  * Frames one message as a gRPC Length-Prefixed-Message (flag 0: uncompressed), in one buffer.
  *

@@ -4,7 +4,7 @@ import { Invocation, Result, RpcError, RpcErrorCode } from '@weft/core/spi';
 
 import { writeAttachmentHeaders } from '../codec/attachment-headers.js';
 import { ACCEPT_ENCODING, decompress, encodeCompressedFrame } from '../codec/compression.js';
-import { encodeFrame, FrameError, GrpcMessageReader } from '../codec/grpc-frame.js';
+import { FrameError, frameOf, GrpcMessageReader, writeFrameAndEnd } from '../codec/grpc-frame.js';
 import { BIZ_EXCEPTION_CODE, encodeGrpcMessage, GrpcStatus, grpcStatusOf } from '../codec/grpc-status.js';
 import type { TripleCodec } from '../codec/triple-codec.js';
 import { TripleHeaders } from '../triple-keys.js';
@@ -221,7 +221,7 @@ export class GrpcServerCall implements Upload {
       if (encoding !== undefined) headers = { ...headers, [TripleHeaders.GRPC_ENCODING]: encoding };
       stream.respond(headers, WAIT_FOR_TRAILERS);
       stream.on('wantTrailers', onWantTrailers);
-      stream.end(encoding === undefined ? encodeFrame(payload) : encodeCompressedFrame(payload, encoding));
+      writeFrameAndEnd(stream, encoding === undefined ? frameOf(payload) : encodeCompressedFrame(payload, encoding));
     } catch {
       // Reset by the consumer between the check and the write.
     }
