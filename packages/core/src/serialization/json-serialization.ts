@@ -45,10 +45,12 @@ export class JsonSerialization extends Serialization {
 
   deserialize(bytes: Uint8Array): unknown {
     let text: string;
-    // Valid UTF-8 without a BOM (which TextDecoder strips) is read in place: ASCII as Latin-1 (a one-byte string).
-    if (isUtf8(bytes) && !(bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf)) {
-      const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      text = view.toString(isAscii(bytes) ? 'latin1' : 'utf8');
+    // Valid UTF-8 without a BOM (which TextDecoder strips) is read in place: ASCII — the usual JSON, and valid UTF-8
+    // without a BOM by itself, so one scan — as Latin-1 (a one-byte string).
+    if (isAscii(bytes)) {
+      text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+    } else if (isUtf8(bytes) && !(bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf)) {
+      text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
     } else {
       try {
         text = decoder.decode(bytes);
