@@ -313,6 +313,25 @@ describe('override rules at scale: the registry directory', () => {
     await registry.destroy();
   });
 
+  it('keeps holding back a burst that comes at network pace (lists a few milliseconds apart), delivering it per window', async () => {
+    const { registry, deliveries } = await listening();
+    const all = Array.from({ length: 10_000 }, (_, i) => rule(`m${i}.timeout=${i + 1}`));
+    registry.push(all.slice(0, 9_000));
+    const started = performance.now();
+    let last = 9_000;
+    while (last < 9_060) {
+      registry.push(all.slice(0, ++last));
+      await new Promise((r) => setTimeout(r, 2)); // as a registry re-reading its store after each write
+    }
+    const burst = performance.now() - started;
+    // Not a delivery per list (each costs the whole list): one per 50 ms window, and a few while the pace is learnt.
+    expect(deliveries.length - 1).toBeLessThanOrEqual(Math.ceil(burst / 50) + 4);
+    expect(deliveries.length - 1).toBeLessThan(20);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(deliveries.at(-1)).toBe(9_060);
+    await registry.destroy();
+  });
+
   it('never delivers a list after a newer one, when the newer one arrives as the window passes', async () => {
     const { registry, deliveries } = await listening();
     const all = Array.from({ length: 3_000 }, (_, i) => rule(`m${i}.timeout=${i + 1}`));

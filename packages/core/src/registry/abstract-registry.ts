@@ -36,6 +36,9 @@ interface Subscription {
   settle: ReturnType<typeof setImmediate> | undefined;
   /** Lists the registry notified while one was waiting (what the settle check compares). */
   arrivals: number;
+  /** When (performance.now() ms) the registry last notified a list, and the usual time between two (moving average). */
+  lastArrival: number;
+  gap: number;
 }
 
 /** Lists shorter than this are delivered once per event-loop turn at most; longer ones open a quiet window. */
@@ -48,8 +51,14 @@ const QUIET_MIN_LIST = 32;
 const QUIET_MS_PER_ENTRY = 0.01;
 /** The longest quiet window, in ms: while a burst goes on, its latest list is delivered at least this often. */
 const QUIET_MAX_WINDOW = 50;
-/** How often (ms) a list waiting out a window checks whether its burst ended: then it is delivered at once. */
+/**
+ * A burst has ended when no list arrived for this long (ms) — and for {@link QUIET_GAPS} times the usual time between
+ * two of its lists, for a registry whose notifications come at network pace — and for one more event-loop turn (so
+ * a source held up by this process's own work is not taken for one that stopped): its last list is then delivered,
+ * not held back for the rest of the window.
+ */
 const QUIET_SETTLE = 1;
+const QUIET_GAPS = 4;
 
 /**
  * The shared half of every registry client: bookkeeping, notifications, failback and the local cache file.
@@ -168,6 +177,8 @@ export abstract class AbstractRegistry extends Registry {
         turn: undefined,
         settle: undefined,
         arrivals: 0,
+        lastArrival: 0,
+        gap: 0,
       };
       this.subscriptions.set(key, subscription);
     }
@@ -250,11 +261,18 @@ export abstract class AbstractRegistry extends Registry {
     // (O(N²)), and its last write is applied about a millisecond after it arrived.
     const quietUntil = entry.quietUntil.get(category) ?? 0;
     const now = performance.now();
-    if (entry.delivered.has(category) || now < quietUntil) {
+    const waits = entry.delivered.has(category) || now < quietUntil;
+    if (fresh) {
+      // The pace of a burst: the time since the list before, for lists that arrive while one waits (not after a pause).
+      if (waits) entry.gap += (Math.min(QUIET_MAX_WINDOW, now - entry.lastArrival) - entry.gap) / 8;
+      entry.lastArrival = now;
+    }
+    if (waits) {
       entry.queued.set(category, urls);
       if (fresh) entry.arrivals++;
       if (!entry.delivered.has(category) && entry.timer === undefined && entry.settle === undefined) {
-        entry.timer = setTimeout(() => this.endQuiet(entry), Math.max(1, Math.min(QUIET_SETTLE, Math.ceil(quietUntil - now))));
+        const check = Math.min(quietUntil, entry.lastArrival + this.settleAfter(entry));
+        entry.timer = setTimeout(() => this.endQuiet(entry), Math.max(1, Math.ceil(check - now)));
       }
       return;
     }
@@ -274,18 +292,24 @@ export abstract class AbstractRegistry extends Registry {
   }
 
   /**
-   * A window's check: one event-loop turn later, the lists still waiting are delivered if no new one arrived in that
-   * turn (the burst ended; a registry writing a burst notifies once per turn), else when their window has passed.
+   * A window's check: the lists still waiting are delivered if none arrived for a while (see {@link QUIET_SETTLE}) nor
+   * in the event-loop turn after this check, else when their window has passed (or at a later check).
    */
   private endQuiet(entry: Subscription): void {
     entry.timer = undefined;
     if (this.destroyed || this.subscriptions.get(entry.url.toString()) !== entry) return;
     const seen = entry.arrivals;
+    const silent = performance.now() - entry.lastArrival >= this.settleAfter(entry);
     entry.settle = setImmediate(() => {
       entry.settle = undefined;
-      if (entry.arrivals === seen) for (const category of entry.queued.keys()) entry.quietUntil.delete(category);
+      if (silent && entry.arrivals === seen) for (const category of entry.queued.keys()) entry.quietUntil.delete(category);
       this.flushQueued(entry);
     });
+  }
+
+  /** How long (ms) without a new list ends a burst: {@link QUIET_SETTLE}, or more for lists that come further apart. */
+  private settleAfter(entry: Subscription): number {
+    return Math.max(QUIET_SETTLE, QUIET_GAPS * entry.gap);
   }
 
   /** Delivers the queued lists whose turn or quiet window has passed (`offer` queues the others again). */
