@@ -132,7 +132,7 @@ async function timed(directory, drive, n) {
   await new Promise((r) => setTimeout(r, 5));
   histogram.disable();
   own.disable();
-  return { total, driving, cpu: (used.user + used.system) / 1000, stall: histogram.max / 1e6, p99: histogram.percentile(99) / 1e6, ownStall: own.max / 1e6 };
+  return { total, driving, cpu: (used.user + used.system) / 1000, stall: histogram.max / 1e6, ownStall: own.max / 1e6 };
 }
 
 /** The longest stall of an idle event loop over `ms` in this process: what the machine adds by itself. */
