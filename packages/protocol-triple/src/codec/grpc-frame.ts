@@ -31,8 +31,7 @@ export type Frame = Buffer | { readonly prefix: Buffer; readonly payload: Uint8A
 
 /**
  * Frames one message (flag 0: uncompressed) for {@link writeFrameAndEnd}: a small one in one buffer; a large one as
- * its prefix and the payload itself, which is then not copied (at 64 KiB the copy and its buffer cost about as much
- * as the rest of the framing).
+ * its prefix and the payload itself, which is then neither copied nor given a second buffer of its size.
  *
  * @example
  * ```ts
