@@ -1,12 +1,11 @@
 // The copying injvm call to a bare provider (no provider filter, no token) takes a shorter path: no provider-side
 // invocation, one pending result. It must copy and realise exactly as the full path does, both ways, for synchronous
 // and asynchronous implementations alike, and keep timeouts, business errors and serialization failures.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { Cluster, defineService, Filter, Logger, RpcError, RpcErrorCode, WeftApplication, type Invocation, type Invoker, type Result } from '@weft/core';
+
+import { createTestApp, type TestApp } from '@weft/test-utils';
 
 import { FirstCluster } from './support/first-cluster.js';
 
@@ -75,18 +74,17 @@ function geo(shared: { kept?: Record<string, unknown>; got?: unknown[] }, async:
   };
 }
 
-const roots: string[] = [];
+const roots: TestApp[] = [];
 const apps: WeftApplication[] = [];
 afterEach(async () => {
   for (const app of apps.splice(0)) await app.shutdown();
-  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
+  for (const root of roots.splice(0)) root.cleanup();
 });
 
 async function start(async: boolean, providerFilter = false) {
-  const root = mkdtempSync(join(tmpdir(), 'weft-bare-'));
-  roots.push(root);
-  writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 't', version: '1.0.0' }));
-  const app = await WeftApplication.start({ root, name: 't', logger: new SilentLogger() });
+  const testApp = createTestApp([], { prefix: 'weft-bare' });
+  roots.push(testApp);
+  const app = await WeftApplication.start({ root: testApp.root, name: 't', logger: new SilentLogger() });
   apps.push(app);
   app.model.getExtensionLoader(Cluster).addExtension('failover', FirstCluster);
   const seen: string[] = [];
