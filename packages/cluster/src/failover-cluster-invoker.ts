@@ -1,4 +1,4 @@
-import { Result, RpcError, type Invocation, type Invoker, type LoadBalance } from '@weft/core';
+import { Result, RpcError, type Invocation, type Invoker, type LoadBalance, type URL } from '@weft/core';
 
 import { AbstractClusterInvoker } from './abstract-cluster-invoker.js';
 import { ClusterDefaults, ClusterKeys } from './cluster-keys.js';
@@ -123,8 +123,25 @@ export class FailoverClusterInvoker extends AbstractClusterInvoker {
 
   /** No deadline was written (an invoker that does not enforce one): start + the provider's `timeout`, if any. */
   private deadlineOf(invoker: Invoker, invocation: Invocation): number | undefined {
-    const timeout = invocation.timeout ?? invoker.getUrl().getMethodParameter(invocation.getMethodName(), ClusterKeys.TIMEOUT, 0);
+    const timeout = invocation.timeout ?? this.timeoutOf(invoker.getUrl(), invocation.getMethodName());
     return timeout > 0 ? Date.now() + timeout : undefined;
+  }
+
+  private lastTimeoutUrl: URL | undefined = undefined;
+  private lastTimeoutMethod: string | undefined = undefined;
+  private lastTimeout = 0;
+
+  /**
+   * A provider URL's method-level `timeout`, behind a one-entry cache (URLs are immutable: an override makes a new
+   * one). Read for every pending call without a deadline — a reference with `timeout=0` — so not parsed per call.
+   */
+  private timeoutOf(url: URL, method: string): number {
+    if (url === this.lastTimeoutUrl && method === this.lastTimeoutMethod) return this.lastTimeout;
+    const timeout = url.getMethodParameter(method, ClusterKeys.TIMEOUT, 0);
+    this.lastTimeoutUrl = url;
+    this.lastTimeoutMethod = method;
+    this.lastTimeout = timeout;
+    return timeout;
   }
 
   private onFailure(state: FailoverState, invoker: Invoker, error: unknown): Result | Promise<Result> {

@@ -31,7 +31,9 @@ type Bound = 'provider timeout' | 'consumer deadline';
  *
  * The budget of a call is the earlier of:
  * - the method's `timeout` on the provider URL (method-level `<method>.timeout` first, then `timeout`;
- *   default 1000 ms; `0` or less: no provider timeout), counted from the call's arrival;
+ *   default 1000 ms; `0` or less: no provider timeout), counted from the call's arrival: `invocation.startedAt`
+ *   when the protocol recorded it (the in-process protocol passes the consumer's clock reading on), else the
+ *   moment the call reaches this filter;
  * - the absolute `invocation.deadline` propagated from the consumer (its own timeout or per-call deadline).
  *
  * For a call with a budget the filter makes the invocation's signal abortable (`invocation.enableAbort()`: the
@@ -94,7 +96,8 @@ export class TimeoutFilter extends Filter {
     const timeout = this.timeoutOf(url, invocation.methodName);
     if ((timeout <= 0 && upstream === undefined) || this.destroyed) return invoker.invoke(invocation);
 
-    const arrived = Date.now();
+    // When the protocol recorded the call's arrival (in-process: the consumer's reading), no second clock read.
+    const arrived = invocation.startedAt ?? Date.now();
     if (upstream !== undefined && upstream <= arrived) return Promise.reject(this.terminate(url, invocation, arrived - upstream));
     let deadline: number;
     let bound: Bound;

@@ -186,6 +186,63 @@ describe('provider timeout', () => {
     expect(await rejection(reports.slow(2000))).toMatchObject({ code: RpcErrorCode.TIMEOUT });
   });
 
+  it('counts the budget from invocation.startedAt when the protocol recorded the arrival', async () => {
+    const { app, filters } = await start();
+    const filter = filters.getExtension('timeout') as TimeoutFilter;
+    const url = URL.parse('injvm://127.0.0.1/org.acme.Reports?interface=org.acme.Reports&side=provider&timeout=100');
+    let inner: Invocation | undefined;
+    const invoker = new (class extends Invoker {
+      getUrl(): URL {
+        return url;
+      }
+      invoke(invocation: Invocation): Promise<Result> {
+        inner = invocation;
+        return new Promise(() => {}); // never answers: only the budget can end the call
+      }
+    })();
+    const chain = buildFilterChain(invoker, [filter], () => 'timeout', app.model.logger);
+    const invocation = Invocation.of('slow', [1], Reports);
+    invocation.startedAt = Date.now() - 70; // arrived 70 ms ago: 30 ms of the 100 ms budget are left
+    const started = Date.now();
+    const error = await rejection(Promise.resolve(chain.invoke(invocation)));
+    expect(error.code).toBe(RpcErrorCode.TIMEOUT);
+    expect(inner?.deadline).toBe((invocation.startedAt as number) + 100);
+    expect(Date.now() - started).toBeLessThan(90); // not a fresh 100 ms counted from the filter
+  });
+
+  it('over injvm, counts from the consumer’s own clock reading while the call is dispatched synchronously', async () => {
+    const { app, filters } = await start();
+    let provided: Invocation | undefined;
+    let startedAt: number | undefined;
+    filters.addExtension(
+      'test-record',
+      class extends Filter {
+        invoke(invoker: Invoker, invocation: Invocation): Result | Promise<Result> {
+          provided = invocation;
+          startedAt = invocation.startedAt;
+          return invoker.invoke(invocation);
+        }
+      },
+      { activate: { group: ['provider'], order: -200000 } },
+    );
+    await app.export(Reports, implementation, { timeout: 4000 });
+    const reports = await app.refer(Reports, { retries: 0, timeout: 300 });
+    const before = Date.now();
+    expect(await reports.slow(1)).toBe('finished');
+    expect(startedAt).toBeGreaterThanOrEqual(before);
+    expect(startedAt).toBeLessThanOrEqual(Date.now());
+    // The consumer's deadline, from the same reading, binds (300 ms < the provider's 4000).
+    expect(seen.deadline).toBe((startedAt as number) + 300);
+    // Valid for the synchronous dispatch only: cleared once the chain returned.
+    expect(provided?.startedAt).toBeUndefined();
+
+    // Without a consumer deadline no reading is passed on: the filter reads the clock itself.
+    const unbounded = await app.refer(Reports, { retries: 0, timeout: 0 });
+    expect(await unbounded.fast('r')).toBe('report for r');
+    expect(startedAt).toBeUndefined();
+    expect(seen.deadline).toBeGreaterThanOrEqual(before + 4000);
+  });
+
   it('uses 1000 ms when the provider URL sets no timeout', async () => {
     expect(DEFAULT_PROVIDER_TIMEOUT).toBe(1000);
     const { app } = await start();

@@ -106,6 +106,7 @@ export abstract class AbstractInvoker extends Invoker {
     let timeout = configured;
     let byDeadline = false;
     let deadline: number | undefined;
+    let startedAt: number | undefined;
     const own = invocation.deadline !== undefined && invocation.attemptDeadline === invocation.deadline;
     const upstream = own ? invocation.attemptUpstream : invocation.deadline;
     if (upstream !== undefined) {
@@ -117,23 +118,29 @@ export abstract class AbstractInvoker extends Invoker {
         byDeadline = true;
       }
       deadline = byDeadline ? upstream : now + timeout;
+      startedAt = now;
       if (deadline !== invocation.deadline) {
         invocation.deadline = deadline;
         invocation.attemptDeadline = deadline;
         invocation.attemptUpstream = upstream;
       }
     } else if (timeout > 0) {
-      deadline = Date.now() + timeout;
+      const now = Date.now();
+      deadline = now + timeout;
       invocation.deadline = deadline;
       invocation.attemptDeadline = deadline;
       invocation.attemptUpstream = undefined;
+      startedAt = now;
     } else if (invocation.deadline !== undefined) {
       // An earlier attempt (on an invoker with a timeout) wrote it; this one has none.
       invocation.deadline = undefined;
     }
     const signal = invocation.signal;
     if (signal?.aborted) return Promise.reject(cancelledError(this.url, invocation, signal));
+    // The clock reading, for what runs within this synchronous dispatch (see Invocation.startedAt).
+    invocation.startedAt = startedAt;
     const answer = this.call(invocation);
+    invocation.startedAt = undefined;
     // Completed synchronously: nothing can time out or be cancelled any more — no timer, no listener, no promise.
     if (answer instanceof Result || (deadline === undefined && signal === undefined)) return answer;
     return this.guard(answer, invocation, deadline, timeout, byDeadline, signal);

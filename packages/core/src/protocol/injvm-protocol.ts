@@ -162,6 +162,13 @@ class SerializingCopier implements Copier {
   }
 }
 
+/** Hands `provided` to the provider chain; its clock reading is valid for this synchronous dispatch only. */
+function dispatch(exporter: InjvmExporter, provided: Invocation): Result | Promise<Result> {
+  const answer = exporter.getInvoker().invoke(provided);
+  provided.startedAt = undefined;
+  return answer;
+}
+
 /** `source`, each value mapped by `map` as it is read (a `break` of the reader returns `source`). */
 async function* mapStream(source: AsyncIterable<unknown> | Iterable<unknown>, map: (value: unknown) => unknown): AsyncGenerator<unknown, void, undefined> {
   for await (const value of source) yield map(value);
@@ -206,13 +213,16 @@ class InjvmInvoker extends AbstractInvoker {
 
   private invokeProvider(exporter: InjvmExporter, invocation: Invocation): Result | Promise<Result> {
     if (exporter.copy && this.copier !== undefined) return this.invokeCopying(exporter, invocation, this.copier);
-    return exporter.getInvoker().invoke(this.provided(exporter, invocation, invocation.args));
+    return dispatch(exporter, this.provided(exporter, invocation, invocation.args));
   }
 
   /** The provider side's own invocation: attachments it adds never leak back into the consumer's. */
   private provided(exporter: InjvmExporter, invocation: Invocation, args: unknown[]): Invocation {
     const provided = Invocation.of(invocation.methodName, args, invocation.service ?? this.service);
     provided.deadline = invocation.deadline;
+    // The consumer's clock reading, taken as it armed the deadline a moment ago: the call arrives in the same
+    // instant. Valid for the synchronous dispatch only (`dispatch` clears it).
+    provided.startedAt = invocation.startedAt;
     const signal = invocation.signal;
     if (signal !== undefined) provided.signal = signal;
     if (invocation.hasAttachments()) invocation.copyAttachmentsTo(provided);
@@ -237,7 +247,7 @@ class InjvmInvoker extends AbstractInvoker {
       return bare.invokeCopied(invocation, copier.args(invocation), copier);
     }
     const provided = this.provided(exporter, invocation, copier.args(invocation));
-    const answer = exporter.getInvoker().invoke(provided);
+    const answer = dispatch(exporter, provided);
     if (answer instanceof Result) return copier.result(answer, provided);
     // A closure, not a subclass of PendingResult: more classes would make every pending result's call sites megamorphic.
     return answer.then((result) => copier.result(result, provided));

@@ -70,6 +70,15 @@ export class Invocation {
   declare attemptDeadline: number | undefined;
   /** @internal … and the upstream deadline it was derived from (so a retry of the same invocation gets a fresh timeout). */
   declare attemptUpstream: number | undefined;
+  /**
+   * The framework's clock reading (epoch ms) for the synchronous dispatch in progress, if one was taken: an invoker
+   * that read the clock to arm a deadline sets it while it hands the call on, and clears it when that returns; the
+   * in-process protocol passes the consumer's reading on to the provider side's invocation the same way (the call
+   * arrives in the same instant). Code that runs within that dispatch may use it instead of reading the clock again —
+   * it is as old as the synchronous work done since; code that runs later (after an asynchronous step) sees
+   * `undefined` and reads the clock itself.
+   */
+  declare startedAt: number | undefined;
   private declare externalSignal: AbortSignal | undefined;
   /** Set once the call was made abortable (enableAbort/abort): kept apart so a plain call's object stays small. */
   private declare abortState: AbortState | undefined;
@@ -96,6 +105,7 @@ export class Invocation {
     this.timeout = undefined;
     this.attemptDeadline = undefined;
     this.attemptUpstream = undefined;
+    this.startedAt = undefined;
     this.externalSignal = undefined;
     this.abortState = undefined;
     this.attachmentMap = undefined;
@@ -269,6 +279,7 @@ function fill(target: Invocation, init: InvocationInit): void {
   fields['timeout'] = init.timeout;
   fields['attemptDeadline'] = undefined;
   fields['attemptUpstream'] = undefined;
+  fields['startedAt'] = undefined;
   fields['externalSignal'] = init.signal;
   fields['abortState'] = undefined;
   const attachments = init.attachments;
